@@ -1,0 +1,76 @@
+"""Acceptance checks, run after each successful execution."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from agents.protocols import Executor, ExecResult
+from agents.scenario import Check, FileExists, PytestCheck, Scenario, StdoutContains, StdoutRegex
+
+CHECKS_DIR = ".codeduet_checks"
+
+
+@dataclass
+class CheckResult:
+    """One check's verdict and why."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain dict for transcripts."""
+        return asdict(self)
+
+
+def describe(check: Check) -> str:
+    """`stdout_contains: "24966"` style label."""
+    key, value = next(iter(check.model_dump().items()))
+    return f"{key}: {value!r}"
+
+
+def run_checks(scenario: Scenario, executor: Executor, last: ExecResult) -> list[CheckResult]:
+    """Evaluate every check of the scenario against the last execution and the workspace."""
+    results = []
+    for check in scenario.checks:
+        name = describe(check)
+        if isinstance(check, StdoutContains):
+            ok = check.stdout_contains in last.output
+            results.append(CheckResult(name, ok, "" if ok else f"expected the output to contain {check.stdout_contains!r}"))
+        elif isinstance(check, StdoutRegex):
+            ok = re.search(check.stdout_regex, last.output) is not None
+            results.append(CheckResult(name, ok, "" if ok else f"expected the output to match /{check.stdout_regex}/"))
+        elif isinstance(check, FileExists):
+            results.append(_file_exists(executor.workspace, check.file_exists, name))
+        elif isinstance(check, PytestCheck):
+            results.append(_pytest(scenario, executor, check, name))
+    return results
+
+
+def _file_exists(workspace: Path, rel: str, name: str) -> CheckResult:
+    target = (workspace / rel).resolve()
+    inside = target == workspace.resolve() or workspace.resolve() in target.parents
+    ok = inside and target.exists()
+    return CheckResult(name, ok, "" if ok else f"expected the file {rel!r} in the current directory; it does not exist")
+
+
+def _pytest(scenario: Scenario, executor: Executor, check: PytestCheck, name: str) -> CheckResult:
+    source = scenario.base_dir / check.pytest
+    dest_dir = executor.workspace / CHECKS_DIR
+    dest_dir.mkdir(exist_ok=True)
+    dest = dest_dir / source.name
+    shutil.copyfile(source, dest)  # fresh copy each time: the code under test cannot tamper with it
+    result = executor.run_command(["python3", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                                   "--no-header", "-rN", f"{CHECKS_DIR}/{source.name}"])
+    ok = result.exit_code == 0
+    return CheckResult(name, ok, "" if ok else _pytest_summary(result.output))
+
+
+def _pytest_summary(output: str, limit: int = 1500) -> str:
+    lines = [ln for ln in output.splitlines() if ln.strip() and not set(ln.strip()) <= set("=_-.")]
+    keep = [ln for ln in lines if ln.startswith(("E ", ">", "FAILED", "ERROR")) or "assert" in ln]
+    text = "\n".join(keep or lines[-15:])
+    return text[-limit:]

@@ -1,0 +1,46 @@
+"""One error hierarchy; the CLI turns each into one line (cause and fix) and an exit code."""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_ENVIRONMENT = 3
+
+
+class CodeduetError(Exception):
+    """Base error: `str(err)` is the one line shown to the user."""
+
+    exit_code = EXIT_FAILED
+
+
+class BadInputError(CodeduetError):
+    """The user's input (YAML, CLI flags, transcript) is wrong; exit 2."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+class ScenarioError(BadInputError):
+    """A scenario file does not load or validate."""
+
+
+class TranscriptError(BadInputError):
+    """A transcript cannot be read back."""
+
+
+class EnvironmentProblem(CodeduetError):
+    """Something on the machine is missing: Docker daemon, image, model, API key; exit 3."""
+
+    exit_code = EXIT_ENVIRONMENT
+
+
+class DockerUnavailable(EnvironmentProblem):
+    """The Docker daemon is not reachable."""
+
+
+class ImageMissing(EnvironmentProblem):
+    """The sandbox image has not been built."""
+
+
+class ModelUnavailable(EnvironmentProblem):
+    """The model file, backend or API key is missing."""

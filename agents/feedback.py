@@ -1,0 +1,85 @@
+"""What the user proxy tells the assistant after running its code: phrased for small models."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.checks import CheckResult
+from agents.prompts import render
+from agents.protocols import ExecResult
+
+TRACEBACK = "Traceback (most recent call last):"
+FRAME = re.compile(r'^\s*File "([^"]+)", line \d+')
+
+
+@dataclass
+class Outcome:
+    """The result of one user-proxy turn: what ran, what the checks said, and the reply text."""
+
+    kind: str
+    """executed | no_code | empty | unclosed | unsupported | skipped"""
+    results: list[ExecResult] = field(default_factory=list)
+    checks: list[CheckResult] = field(default_factory=list)
+    feedback: str = ""
+
+    @property
+    def success(self) -> bool:
+        """Every block exited 0 and every check passed."""
+        return (self.kind == "executed" and bool(self.results)
+                and all(r.exit_code == 0 for r in self.results) and all(c.passed for c in self.checks))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for transcripts."""
+        return {"kind": self.kind, "success": self.success, "executions": [r.to_dict() for r in self.results],
+                "checks": [c.to_dict() for c in self.checks]}
+
+
+def shorten_traceback(output: str, keep_before: int = 15) -> str:
+    """Keep the output before the error, and the traceback frames of the user's own files plus the error."""
+    idx = output.rfind(TRACEBACK)
+    if idx < 0:
+        return output.strip()
+    before = output[:idx].rstrip().splitlines()[-keep_before:]
+    lines = output[idx:].splitlines()
+    kept, i = [lines[0]], 1
+    while i < len(lines):
+        m = FRAME.match(lines[i])
+        if m:
+            own = not m.group(1).startswith(("/usr/", "<frozen", "/lib/")) and "site-packages" not in m.group(1)
+            frame = [lines[i]]
+            while i + 1 < len(lines) and lines[i + 1].startswith("    ") and not FRAME.match(lines[i + 1]):
+                i += 1
+                frame.append(lines[i])
+            if own:
+                kept.extend(frame)
+        else:
+            kept.append(lines[i])
+        i += 1
+    return "\n".join([*before, *kept]).strip()
+
+
+def _checks_text(checks: list[CheckResult]) -> str:
+    return "\n".join(f"- {'PASSED' if c.passed else 'FAILED'} {c.name}" + (f"\n  {c.detail}" if c.detail else "")
+                     for c in checks)
+
+
+def execution_feedback(outcome: Outcome) -> str:
+    """The reply for an executed turn."""
+    last = outcome.results[-1]
+    if last.exit_code != 0:
+        if last.timed_out:
+            title, hint = "Output before it was stopped", "It was stopped at the time limit: remove infinite loops or make it faster."
+        elif last.oom_killed:
+            title, hint = "Output before it was killed", "It ran out of memory: use less memory."
+        else:
+            title, hint = "Error", "Fix the cause of the error."
+        return render("exec_failed", exit_code=last.exit_code, error_title=title,
+                      output=shorten_traceback(last.output) or "(no output)", hint=hint)
+    output = "\n".join(r.output.rstrip() for r in outcome.results).strip() or "(no output)"
+    if outcome.checks and not all(c.passed for c in outcome.checks):
+        return render("checks_failed", checks=_checks_text(outcome.checks), output=output)
+    if outcome.checks:
+        return render("exec_ok_checks_passed", output=output, checks=_checks_text(outcome.checks))
+    return render("exec_ok", output=output)

@@ -1,0 +1,61 @@
+"""configs/llm.yaml: named model entries, and turning a name or an inline entry into a provider."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.errors import BadInputError
+from agents.models import provider_class
+from agents.paths import configs_dir
+from agents.protocols import ModelProvider
+from agents.yamlio import Loc, load_yaml, validate
+
+
+class ModelsFile(BaseModel):
+    """The shape of configs/llm.yaml."""
+
+    model_config = ConfigDict(extra="forbid")
+    default: str
+    """Name of the entry used when a scenario names none."""
+    models: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Named entries; each has a `provider` and that provider's own keys."""
+
+
+def models_file_path() -> Path:
+    """configs/llm.yaml (or $CODEDUET_CONFIGS/llm.yaml)."""
+    return configs_dir() / "llm.yaml"
+
+
+def load_models_file(path: Path | None = None) -> tuple[ModelsFile, dict[Loc, int], Path]:
+    """Read and validate the models file."""
+    path = path or models_file_path()
+    data, lines = load_yaml(path)
+    return validate(ModelsFile, data, str(path), lines), lines, path
+
+
+def build_entry(name: str, entry: Any, origin: str, lines: dict[Loc, int], prefix: Loc) -> ModelProvider:
+    """Validate one entry against its provider's Config and construct the provider."""
+    if not isinstance(entry, dict) or "provider" not in entry:
+        from agents.yamlio import line_of
+
+        line = line_of(lines, prefix)
+        raise BadInputError(f"{origin}:{line}: {'.'.join(map(str, prefix))}: a model entry needs a 'provider' key")
+    cls = provider_class(str(entry["provider"]))
+    config = validate(cls.Config, entry, origin, lines, prefix=prefix)
+    return cls(name, config)
+
+
+def build_provider(spec: str | dict[str, Any] | None, *, origin: str = "<scenario>",
+                   lines: dict[Loc, int] | None = None, prefix: Loc = ("model",)) -> ModelProvider:
+    """A provider from a configs/llm.yaml name (None: the default) or an inline entry from a scenario."""
+    if isinstance(spec, dict):
+        return build_entry(str(spec.get("name", spec.get("provider", "inline"))),
+                           {k: v for k, v in spec.items() if k != "name"}, origin, lines or {}, prefix)
+    models, file_lines, path = load_models_file()
+    name = spec or models.default
+    if name not in models.models:
+        raise BadInputError(f"unknown model '{name}': {path} defines {', '.join(sorted(models.models))}")
+    return build_entry(name, models.models[name], str(path), file_lines, ("models", name))

@@ -1,0 +1,100 @@
+"""The three seams of codeduet: model provider, executor, recorder. Fakes satisfy the same Protocols."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Protocol, runtime_checkable
+
+TokenSink = Callable[[str], None]
+"""Receives generated text as it streams (one token or chunk at a time)."""
+
+
+@dataclass
+class ExecResult:
+    """What one code block did in the sandbox."""
+
+    exit_code: int
+    output: str
+    duration_s: float
+    timed_out: bool = False
+    truncated: bool = False
+    oom_killed: bool = False
+    filename: str | None = None
+    language: str = "python"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-dict form for transcripts."""
+        return asdict(self)
+
+
+@dataclass
+class Usage:
+    """Token usage and latency of one model call, where the backend knows them."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    seconds: float | None = None
+    first_token_s: float | None = None
+    cached_tokens: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-dict form for transcripts, dropping unknowns."""
+        d = {k: v for k, v in asdict(self).items() if v not in (None, {})}
+        return d
+
+
+@runtime_checkable
+class ModelProvider(Protocol):
+    """A named model entry turned into something an AG2 AssistantAgent can talk to."""
+
+    def check_ready(self) -> None:
+        """Raise ModelUnavailable (one line, with the fix) if the model cannot be used; cheap, before any container."""
+
+    def llm_config(self) -> dict[str, Any]:
+        """The AG2 `llm_config` for the assistant; never contains a secret that could reach a transcript."""
+
+    def attach(self, agent: Any, on_token: TokenSink | None = None) -> None:
+        """Register custom model clients on the agent (AG2 `register_model_client`), with optional streaming."""
+
+    def pop_usage(self) -> Usage | None:
+        """Usage of the most recent call, then forget it."""
+
+    def describe(self) -> dict[str, Any]:
+        """name, provider and model id for the transcript (no secrets)."""
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """Runs code blocks for one run, in one long-lived sandbox."""
+
+    workspace: Path
+
+    def start(self) -> None:
+        """Create the sandbox (container); idempotent."""
+
+    def execute(self, code: str, language: str = "python") -> ExecResult:
+        """Write the block into the workspace and run it, with the timeout and output limit applied."""
+
+    def run_command(self, argv: list[str], timeout: float | None = None) -> ExecResult:
+        """Run a command (e.g. pytest for a check) in the sandbox, in /workspace."""
+
+    def describe(self) -> dict[str, Any]:
+        """Kind, image id and limits, for the transcript."""
+
+    def stop(self) -> None:
+        """Remove the sandbox; safe to call twice."""
+
+
+@runtime_checkable
+class Recorder(Protocol):
+    """Persists a run as it happens."""
+
+    run_dir: Path
+
+    def event(self, kind: str, /, **data: Any) -> None:
+        """Append one event (message, execution, check, status) and flush it to disk."""
+
+    def finish(self, status: str, reason: str) -> Path:
+        """Write transcript.json (called from a finally) and return its path."""

@@ -1,0 +1,105 @@
+"""The user proxy: a real AG2 UserProxyAgent whose auto-reply runs the assistant's code in the sandbox."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from autogen import Agent, ConversableAgent, UserProxyAgent
+
+from agents.checks import run_checks
+from agents.codeblocks import extract_code_blocks, is_unclosed
+from agents.feedback import Outcome, execution_feedback
+from agents.prompts import render
+from agents.protocols import Executor
+from agents.scenario import Scenario
+from agents.termination import RunContext
+
+HumanInput = Callable[[str, "SandboxProxy"], str]
+"""fn(ag2_prompt, proxy) -> what the person typed ('' = Enter, 'exit', 'skip', or free text)."""
+
+
+class SandboxProxy(UserProxyAgent):
+    """UserProxyAgent that executes code through our Executor, runs checks and phrases the feedback."""
+
+    def __init__(self, scenario: Scenario, executor: Executor, context: RunContext, *,
+                 is_termination_msg: Callable[[dict[str, Any]], bool], human_input_mode: str,
+                 max_consecutive_auto_reply: int, human: HumanInput | None = None,
+                 display: Any = None):
+        super().__init__(scenario.user_proxy.name, human_input_mode=human_input_mode,
+                         max_consecutive_auto_reply=max_consecutive_auto_reply, code_execution_config=False,
+                         is_termination_msg=is_termination_msg, default_auto_reply="")
+        self.scenario = scenario
+        self.executor = executor
+        self.context = context
+        self.human = human
+        self.display = display
+        self.stop_reason: str | None = None
+        self.pending: Outcome | None = None
+        self.last_executed: Outcome | None = None
+        self.human_contents: list[str] = []
+        self.replace_reply_func(ConversableAgent.check_termination_and_human_reply, SandboxProxy._check_termination)
+        index = next(i for i, f in enumerate(self._reply_func_list)
+                     if f["reply_func"] is SandboxProxy._check_termination)
+        self.register_reply([Agent, None], SandboxProxy._execute_reply, position=index + 1)
+
+    # -- AG2 reply functions -----------------------------------------------------------------
+    def _check_termination(self, messages: list[dict[str, Any]] | None = None, sender: Agent | None = None,
+                           config: Any = None, **kwargs: Any) -> tuple[bool, Any]:
+        """AG2's own check, plus a note of why the run stopped."""
+        limit_hit = bool(sender) and self._consecutive_auto_reply_counter[sender] >= \
+            self._max_consecutive_auto_reply_dict[sender]
+        predicate = bool(messages) and self._is_termination_msg(messages[-1])
+        final, reply = ConversableAgent.check_termination_and_human_reply(self, messages, sender, config)
+        if final and reply is None and self.stop_reason is None:
+            self.stop_reason = "predicate" if predicate else ("max_replies" if limit_hit else "human_exit")
+        return final, reply
+
+    def _execute_reply(self, messages: list[dict[str, Any]] | None = None, sender: Agent | None = None,
+                       config: Any = None) -> tuple[bool, str]:
+        """Run the code in the last message (or say why nothing ran); the reply is the feedback."""
+        content = (messages or [{}])[-1].get("content") or ""
+        outcome = self.run_turn(content)
+        self.pending = outcome
+        self.context.last_outcome = outcome
+        self.context.report_contents.add(outcome.feedback)
+        return True, outcome.feedback
+
+    # -- one turn ----------------------------------------------------------------------------
+    def run_turn(self, content: str) -> Outcome:
+        """Execute every Python block of the reply in order, stopping at the first failure; then the checks."""
+        if not content.strip():
+            return Outcome("empty", feedback=render("empty"))
+        blocks = extract_code_blocks(content)
+        if not blocks:
+            return Outcome("unclosed" if is_unclosed(content) else "no_code",
+                           feedback=render("unclosed" if is_unclosed(content) else "no_code"))
+        runnable = [b for b in blocks if b.runnable_as == "python"]
+        if not runnable:
+            return Outcome("unsupported", feedback=render("unsupported", language=blocks[0].language))
+        outcome = Outcome("executed")
+        for block in runnable:
+            if self.display:
+                with self.display.executing(len(outcome.results) + 1, len(runnable)):
+                    result = self.executor.execute(block.code, "python")
+            else:
+                result = self.executor.execute(block.code, "python")
+            outcome.results.append(result)
+            if result.exit_code != 0:
+                break
+        if outcome.results[-1].exit_code == 0 and self.scenario.checks:
+            outcome.checks = run_checks(self.scenario, self.executor, outcome.results[-1])
+        outcome.feedback = execution_feedback(outcome)
+        self.last_executed = outcome
+        return outcome
+
+    # -- human input -------------------------------------------------------------------------
+    def get_human_input(self, prompt: str, *, iostream: Any = None) -> str:
+        """Ask the person through the injected HumanInput; `skip` declines to run the proposed code."""
+        if self.human is None:
+            return ""
+        reply = self.human(prompt, self)
+        if reply.strip().lower() == "skip":
+            reply = render("skipped", note=" Send a different approach, or TERMINATE if the task is done.")
+        if reply and reply != "exit":
+            self.human_contents.append(reply)
+        return reply

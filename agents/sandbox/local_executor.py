@@ -1,0 +1,86 @@
+"""The opt-in local executor: a subprocess on this machine, no isolation. Prints a warning each run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from agents.protocols import ExecResult
+from agents.sandbox.output import BoundedOutput
+from agents.scenario import SandboxConfig
+
+WARNING = "sandbox kind 'local' runs LLM-written code on this machine with your permissions: no isolation"
+SAFE_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "TMPDIR")
+
+
+class LocalExecutor:
+    """Runs blocks with this interpreter in the workspace folder, with the timeout and output limit."""
+
+    def __init__(self, cfg: SandboxConfig, workspace: Path, run_id: str | None = None):
+        self.cfg = cfg
+        self.workspace = Path(workspace).resolve()
+        self.counter = 0
+
+    def start(self) -> None:
+        """Create the workspace folder."""
+        self.workspace.mkdir(parents=True, exist_ok=True)
+
+    def stop(self) -> None:
+        """Nothing to remove."""
+
+    def describe(self) -> dict[str, Any]:
+        """Kind and limits (only timeout and output_limit apply locally)."""
+        return {"kind": "local", "python": sys.executable, "timeout": self.cfg.timeout,
+                "output_limit": self.cfg.output_limit, "warning": WARNING}
+
+    def execute(self, code: str, language: str = "python") -> ExecResult:
+        """Write the block and run it."""
+        self.counter += 1
+        filename = f"block{self.counter:02d}{'.py' if language == 'python' else '.sh'}"
+        (self.workspace / filename).write_text(code, encoding="utf-8")
+        argv = [sys.executable, "-u", filename] if language == "python" else ["sh", filename]
+        result = self.run_command(argv)
+        result.filename, result.language = filename, language
+        return result
+
+    def run_command(self, argv: list[str], timeout: float | None = None) -> ExecResult:
+        """Run in its own process group, killed as a group at the timeout; the host env is not passed."""
+        self.start()
+        limit = timeout or self.cfg.timeout
+        env = {k: os.environ[k] for k in SAFE_ENV if k in os.environ}
+        env.update(HOME=str(self.workspace), PYTHONUNBUFFERED="1")
+        if argv and argv[0] == "python3":
+            argv = [sys.executable, *argv[1:]]
+        started = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=self.workspace, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                env=env, start_new_session=True)
+        out = BoundedOutput(self.cfg.output_limit)
+        timer = threading.Timer(limit, lambda: _kill_group(proc))
+        timer.start()
+        try:
+            for chunk in iter(lambda: proc.stdout.read1(65536), b""):
+                out.write(chunk.decode("utf-8", errors="replace"))
+            proc.wait()
+        finally:
+            timer.cancel()
+            _kill_group(proc)
+        duration = time.perf_counter() - started
+        timed_out = duration >= limit and proc.returncode in (-signal.SIGKILL, -signal.SIGTERM)
+        text = out.text() + (f"\n[codeduet: timed out after {limit:g} s; the process group was killed]"
+                             if timed_out else "")
+        code = 124 if timed_out else (128 - proc.returncode if proc.returncode < 0 else proc.returncode)
+        return ExecResult(exit_code=code, output=text, duration_s=round(duration, 4),
+                          timed_out=timed_out, truncated=out.truncated)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,43 @@
+"""`sandbox status` and `sandbox clean`."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from agents.errors import EXIT_ENVIRONMENT, EXIT_OK
+from agents.scenario import SandboxConfig
+
+
+def print_status(image: str, console: Console) -> int:
+    """Daemon, image and default limits; exit 3 when the image is missing."""
+    from agents.sandbox.cleanup import codeduet_containers
+    from agents.sandbox.docker_executor import hardening
+    from agents.sandbox.image import docker_client, image_status
+
+    client = docker_client()
+    info = image_status(image)
+    console.print(f"docker: reachable (server {client.version().get('Version', '?')})")
+    if info.get("exists"):
+        console.print(f"image: {image} present, id {str(info.get('id'))[:19]}, "
+                      f"size {int(info.get('size') or 0) / 1e6:.0f} MB")
+    else:
+        console.print(f"image: {image} [red]missing[/]: run `python run.py sandbox build`")
+    cfg = SandboxConfig(image=image)
+    console.print("limits (scenario defaults): " + ", ".join(
+        f"{k}={v}" for k, v in hardening(cfg).items() if k not in ("environment",)) + f", timeout={cfg.timeout:g}s"
+        f", output_limit={cfg.output_limit}")
+    containers = codeduet_containers(client)
+    console.print(f"containers: {len(containers)} codeduet container(s) present")
+    return EXIT_OK if info.get("exists") else EXIT_ENVIRONMENT
+
+
+def clean(console: Console, everything: bool = False, remove_image: bool = False) -> None:
+    """Remove orphaned (or all) codeduet containers, and the image if asked."""
+    from agents.sandbox.cleanup import remove_orphans
+    from agents.sandbox.image import docker_client, remove_image as rmi
+
+    removed = remove_orphans(docker_client(), everything=everything)
+    console.print(f"removed {len(removed)} container(s)" + (f": {', '.join(removed)}" if removed else ""))
+    if remove_image:
+        rmi(SandboxConfig().image)
+        console.print("removed the sandbox image")

@@ -1,0 +1,277 @@
+"""The Scenario: a YAML file that sets the task, model, agents, predicate, sandbox and checks."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from agents.errors import ScenarioError
+from agents.yamlio import Loc, load_yaml, parse_yaml, validate
+
+
+class Strict(BaseModel):
+    """Base for every config block: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class AssistantConfig(Strict):
+    """The AssistantAgent (the LLM that writes code)."""
+
+    system_message: str | None = None
+    """System message; None uses the project's own self-debug prompt (agents/prompts/system.md)."""
+    name: str = "assistant"
+    """Agent name shown in transcripts."""
+
+
+class UserProxyConfig(Strict):
+    """The UserProxyAgent (runs the code, reports back)."""
+
+    human_input_mode: Literal["ALWAYS", "TERMINATE", "NEVER"] = "NEVER"
+    """When a person is asked for input (AG2 semantics)."""
+    max_consecutive_auto_reply: int = Field(default=5, ge=0, le=100)
+    """How many automatic replies before the run stops (status max_replies)."""
+    name: str = "user_proxy"
+    """Agent name shown in transcripts."""
+
+
+# -- termination predicates --------------------------------------------------------------------
+
+class Contains(Strict):
+    """The last message contains this text."""
+
+    contains: str
+
+
+class EndsWith(Strict):
+    """The last message, stripped, ends with this text."""
+
+    endswith: str
+
+
+class Regex(Strict):
+    """The last message matches this regular expression (re.search)."""
+
+    regex: str
+
+    @field_validator("regex")
+    @classmethod
+    def _compiles(cls, v: str) -> str:
+        re.compile(v)
+        return v
+
+
+class Success(Strict):
+    """The last execution exited 0 and every check passed (or the opposite with `false`)."""
+
+    success: bool = True
+
+
+class CallablePredicate(Strict):
+    """Escape hatch: `pkg.mod:fn(message, context) -> bool`."""
+
+    callable: str
+
+
+class AnyOf(Strict):
+    """True when any sub-predicate holds."""
+
+    any: list["Predicate"] = Field(min_length=1)
+
+
+class AllOf(Strict):
+    """True when all sub-predicates hold."""
+
+    all: list["Predicate"] = Field(min_length=1)
+
+
+Predicate = Union[Contains, EndsWith, Regex, Success, CallablePredicate, AnyOf, AllOf]
+AnyOf.model_rebuild()
+AllOf.model_rebuild()
+
+PREDICATE_KEYS = {"contains", "endswith", "regex", "success", "callable", "any", "all"}
+
+
+def default_termination() -> AnyOf:
+    """TERMINATE in a message, or a successful execution with all checks passing."""
+    return AnyOf(any=[Contains(contains="TERMINATE"), Success(success=True)])
+
+
+# -- sandbox and checks ------------------------------------------------------------------------
+
+class SandboxConfig(Strict):
+    """Where and how code runs."""
+
+    kind: str = "docker"
+    """docker (default, hardened container) | local (opt-in subprocess, no isolation) | a dotted path."""
+    image: str = "codeduet-sandbox:latest"
+    """Docker image, built locally by `python run.py sandbox build`."""
+    timeout: float = Field(default=30, gt=0, le=3600)
+    """Seconds per code block; the whole process tree is killed at the limit."""
+    memory: str = "512m"
+    """Memory limit (docker syntax: 256m, 1g)."""
+    cpus: float = Field(default=1.0, gt=0, le=64)
+    """CPU limit."""
+    pids: int = Field(default=128, ge=8, le=100000)
+    """Process/thread limit (fork bombs stop here)."""
+    network: Literal["none", "bridge"] = "none"
+    """Container network; none unless you really need it."""
+    output_limit: int = Field(default=20000, ge=100, le=10_000_000)
+    """Characters of output kept per execution; the rest is cut with a marker."""
+    tmpfs_size: str = "64m"
+    """Size of the writable /tmp tmpfs."""
+
+    @field_validator("memory", "tmpfs_size")
+    @classmethod
+    def _size(cls, v: str) -> str:
+        if not re.fullmatch(r"\d+(\.\d+)?[bkmg]?", str(v).lower()):
+            raise ValueError(f"'{v}' is not a size like 512m or 1g")
+        return str(v).lower()
+
+    @property
+    def memory_bytes(self) -> int:
+        """The memory limit in bytes."""
+        return parse_size(self.memory)
+
+
+def parse_size(v: str) -> int:
+    """'512m' -> bytes."""
+    units = {"b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+    v = v.lower()
+    if v[-1] in units:
+        return int(float(v[:-1]) * units[v[-1]])
+    return int(v)
+
+
+class StdoutContains(Strict):
+    """stdout of the last execution contains this text."""
+
+    stdout_contains: str
+
+
+class StdoutRegex(Strict):
+    """stdout of the last execution matches this regex."""
+
+    stdout_regex: str
+
+    @field_validator("stdout_regex")
+    @classmethod
+    def _compiles(cls, v: str) -> str:
+        re.compile(v)
+        return v
+
+
+class FileExists(Strict):
+    """A file exists in the run's workspace (path relative to it)."""
+
+    file_exists: str
+
+
+class PytestCheck(Strict):
+    """A pytest file (relative to the scenario file) run inside the sandbox against the workspace."""
+
+    pytest: str
+
+
+Check = Union[StdoutContains, StdoutRegex, FileExists, PytestCheck]
+CHECK_KEYS = {"stdout_contains", "stdout_regex", "file_exists", "pytest"}
+
+
+class Scenario(Strict):
+    """One scenario file."""
+
+    name: str | None = None
+    """Defaults to the file stem; names the folder under workspaces/."""
+    description: str = ""
+    """One line for listings."""
+    task: str = Field(min_length=1)
+    """The first message the user proxy sends."""
+    model: str | dict[str, Any] | None = None
+    """A name from configs/llm.yaml, or an inline entry ({provider: scripted, replies: [...]})."""
+    assistant: AssistantConfig = Field(default_factory=AssistantConfig)
+    user_proxy: UserProxyConfig = Field(default_factory=UserProxyConfig)
+    termination: Predicate = Field(default_factory=default_termination)
+    """The termination predicate; any/all nest."""
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    checks: list[Check] = Field(default_factory=list)
+    """Acceptance checks run after each successful execution."""
+    files: dict[str, str] = Field(default_factory=dict)
+    """Files written into the workspace before the run (name -> content)."""
+
+    path: Path | None = Field(default=None, exclude=True)
+    """Where the scenario was loaded from (not part of the file)."""
+
+    @model_validator(mode="after")
+    def _names(self) -> "Scenario":
+        if self.name is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", self.name):
+            raise ValueError(f"name '{self.name}' must be letters, digits, '-', '_' or '.'")
+        return self
+
+    @property
+    def base_dir(self) -> Path:
+        """Folder that relative paths (pytest checks) resolve against."""
+        return self.path.parent if self.path else Path.cwd()
+
+    def snapshot(self) -> dict[str, Any]:
+        """JSON-ready copy for the transcript."""
+        data = self.model_dump(mode="json", exclude_none=False)
+        data["source"] = str(self.path) if self.path else None
+        return data
+
+
+def _shape_hint(data: Any, lines: dict[Loc, int], origin: str) -> None:
+    """Turn pydantic's union noise into one clear line for predicates and checks."""
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{origin}:1: the scenario must be a mapping of keys (task:, model:, ...)")
+
+    def walk_pred(node: Any, loc: Loc) -> None:
+        if not isinstance(node, dict) or len(node) != 1:
+            line = lines.get(loc, "?")
+            raise ScenarioError(f"{origin}:{line}: {'.'.join(map(str, loc))}: a predicate is one key of "
+                                f"{', '.join(sorted(PREDICATE_KEYS))}")
+        (key, value), = node.items()
+        if key not in PREDICATE_KEYS:
+            raise ScenarioError(f"{origin}:{lines.get(loc + (key,), '?')}: {'.'.join(map(str, loc + (key,)))}: "
+                                f"unknown predicate kind '{key}' (known: {', '.join(sorted(PREDICATE_KEYS))})")
+        if key in ("any", "all") and isinstance(value, list):
+            for i, sub in enumerate(value):
+                walk_pred(sub, loc + (key, i))
+
+    if "termination" in data:
+        walk_pred(data["termination"], ("termination",))
+    for i, check in enumerate(data.get("checks") or []):
+        loc = ("checks", i)
+        if not isinstance(check, dict) or len(check) != 1 or next(iter(check)) not in CHECK_KEYS:
+            key = next(iter(check)) if isinstance(check, dict) and check else ""
+            raise ScenarioError(f"{origin}:{lines.get(loc + (key,), lines.get(loc, '?'))}: checks.{i}: "
+                                f"unknown check '{key}' (known: {', '.join(sorted(CHECK_KEYS))})")
+
+
+def scenario_from_data(data: Any, lines: dict[Loc, int], origin: str, path: Path | None) -> Scenario:
+    """Validate parsed YAML into a Scenario with file:line errors."""
+    _shape_hint(data, lines, origin)
+    scenario = validate(Scenario, data, origin, lines, error=ScenarioError)
+    scenario.path = path
+    if scenario.name is None:
+        scenario.name = path.stem if path else "chat"
+    for check in scenario.checks:
+        if isinstance(check, PytestCheck) and not (scenario.base_dir / check.pytest).is_file():
+            line = lines.get(("checks",), "?")
+            raise ScenarioError(f"{origin}:{line}: checks: pytest file '{check.pytest}' not found next to the scenario")
+    return scenario
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Load and validate a scenario file."""
+    path = Path(path)
+    data, lines = load_yaml(path, ScenarioError)
+    return scenario_from_data(data, lines, str(path), path.resolve())
+
+
+def scenario_from_text(text: str, origin: str = "<text>", path: Path | None = None) -> Scenario:
+    """Load a scenario from YAML text (for chat mode, benchmarks and tests)."""
+    data, lines = parse_yaml(text, origin, ScenarioError)
+    return scenario_from_data(data, lines, origin, path)

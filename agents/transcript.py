@@ -1,0 +1,177 @@
+"""Persisting a run as it happens (events.jsonl, flushed per event) and reading it back strictly."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets as _secrets
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from agents.errors import TranscriptError
+
+FORMAT = "codeduet.transcript/1"
+EVENTS = "events.jsonl"
+TRANSCRIPT = "transcript.json"
+STATUSES = ("success", "failed", "max_replies", "interrupted", "error")
+
+
+def now_iso() -> str:
+    """UTC timestamp with milliseconds."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def new_run_dir(root: Path, scenario_name: str) -> tuple[Path, str]:
+    """Create workspaces/<scenario>/<YYYYmmdd-HHMMSS>-<shortid>/ (unique even for simultaneous runs)."""
+    while True:
+        run_id = f"{datetime.now().strftime('%Y%m%d-%H%M%S')}-{_secrets.token_hex(3)}"
+        run_dir = Path(root) / scenario_name / run_id
+        try:
+            run_dir.mkdir(parents=True, exist_ok=False)
+            return run_dir, run_id
+        except FileExistsError:
+            continue
+
+
+class Scrubber:
+    """Replaces secret values with *** in everything written."""
+
+    def __init__(self, secrets: list[str] | None = None):
+        self.secrets = [s for s in (secrets or []) if s and len(s) >= 6]
+
+    def __call__(self, obj: Any) -> Any:
+        if not self.secrets:
+            return obj
+        if isinstance(obj, str):
+            for s in self.secrets:
+                obj = obj.replace(s, "***")
+            return obj
+        if isinstance(obj, dict):
+            return {k: self(v) for k, v in obj.items()}
+        if isinstance(obj, list):
+            return [self(v) for v in obj]
+        return obj
+
+
+class JsonlRecorder:
+    """Appends each event to events.jsonl (flush + fsync) and writes transcript.json at the end."""
+
+    def __init__(self, run_dir: Path, header: dict[str, Any], secrets: list[str] | None = None):
+        self.run_dir = Path(run_dir)
+        self.scrub = Scrubber(secrets)
+        self.header = {"format": FORMAT, **header, "started_at": now_iso()}
+        self.messages: list[dict[str, Any]] = []
+        self.started = time.perf_counter()
+        self._file = open(self.run_dir / EVENTS, "a", encoding="utf-8")
+        self._write({"type": "start", **self.header})
+
+    def _write(self, event: dict[str, Any]) -> None:
+        self._file.write(json.dumps(self.scrub(event), ensure_ascii=False) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def event(self, kind: str, /, **data: Any) -> None:
+        """Append one event; `message` events also become transcript messages."""
+        if kind == "message":
+            data = {"index": len(self.messages), "time": now_iso(), **data}
+            self.messages.append(data)
+        self._write({"type": kind, **data})
+
+    def totals(self) -> dict[str, Any]:
+        """Counts and sums over the messages so far."""
+        return compute_totals(self.messages, time.perf_counter() - self.started)
+
+    def finish(self, status: str, reason: str) -> Path:
+        """Write the end event and transcript.json (atomically); return its path."""
+        totals = self.totals()
+        ended = now_iso()
+        if not self._file.closed:
+            self._write({"type": "end", "status": status, "reason": reason, "ended_at": ended, "totals": totals})
+            self._file.close()
+        transcript = {**self.header, "ended_at": ended, "status": status, "reason": reason,
+                      "messages": self.messages, "totals": totals}
+        path = self.run_dir / TRANSCRIPT
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.scrub(transcript), indent=2, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+        return path
+
+
+def compute_totals(messages: list[dict[str, Any]], seconds: float | None = None) -> dict[str, Any]:
+    """Turns, executions, failures and tokens over a list of transcript messages."""
+    execs = [e for m in messages for e in (m.get("outcome") or {}).get("executions", [])]
+    usage = [m.get("usage") or {} for m in messages]
+    totals = {
+        "messages": len(messages),
+        "turns": sum(1 for m in messages if m.get("role") == "assistant"),
+        "executions": len(execs),
+        "failed_executions": sum(1 for e in execs if e.get("exit_code") != 0),
+        "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in usage),
+        "completion_tokens": sum(u.get("completion_tokens") or 0 for u in usage),
+        "execution_seconds": round(sum(e.get("duration_s") or 0 for e in execs), 3),
+    }
+    if seconds is not None:
+        totals["seconds"] = round(seconds, 3)
+    return totals
+
+
+def _from_events(path: Path) -> dict[str, Any]:
+    header: dict[str, Any] | None = None
+    messages, end = [], None
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                break  # a line cut by kill -9: everything before it is intact
+            kind = event.pop("type", None)
+            if kind == "start":
+                header = event
+            elif kind == "message":
+                messages.append(event)
+            elif kind == "end":
+                end = event
+    if header is None:
+        raise TranscriptError(f"{path}: not a codeduet event log (no start event)")
+    status = end["status"] if end else "interrupted"
+    reason = end["reason"] if end else "the process ended before the run finished (recovered from events.jsonl)"
+    return {**header, "status": status, "reason": reason, "ended_at": (end or {}).get("ended_at"),
+            "messages": messages, "totals": (end or {}).get("totals") or compute_totals(messages),
+            "recovered_from_events": True}
+
+
+def load_transcript(target: str | Path, warn: Any = None) -> dict[str, Any]:
+    """Read a run folder or a transcript.json; fall back to events.jsonl when the transcript is unusable."""
+    target = Path(target)
+    run_dir = target if target.is_dir() else target.parent
+    tpath = target if target.is_file() else run_dir / TRANSCRIPT
+    epath = run_dir / EVENTS
+    problem = None
+    if tpath.is_file():
+        try:
+            data = json.loads(tpath.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or data.get("format") != FORMAT:
+                fmt = data.get("format") if isinstance(data, dict) else None
+                problem = f"{tpath}: format {fmt!r} is not {FORMAT!r}"
+            else:
+                data.setdefault("run_dir", str(run_dir))
+                return data
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            problem = f"{tpath}: not valid JSON (truncated?)"
+    elif not target.exists():
+        raise TranscriptError(f"{target}: no such run folder or transcript")
+    if epath.is_file() and (tpath == target or target.is_dir() or problem):
+        try:
+            data = _from_events(epath)
+        except TranscriptError:
+            data = None
+        if data is not None and data.get("format") == FORMAT:
+            if warn:
+                warn(f"{problem or f'{tpath}: missing'}; recovered {len(data['messages'])} messages from {epath}")
+            data.setdefault("run_dir", str(run_dir))
+            return data
+    raise TranscriptError(problem or f"{target}: neither a transcript.json nor an events.jsonl of format {FORMAT}")

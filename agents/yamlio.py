@@ -1,0 +1,88 @@
+"""YAML loading that remembers where each key sits, so validation errors name file:line and the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from agents.errors import BadInputError
+
+Loc = tuple[Any, ...]
+
+
+def _index_lines(node: yaml.Node, path: Loc, lines: dict[Loc, int]) -> None:
+    lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = key_node.value
+            lines[path + (key,)] = key_node.start_mark.line + 1
+            _index_lines(value_node, path + (key,), lines)
+            lines[path + (key,)] = key_node.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _index_lines(item, path + (i,), lines)
+
+
+def load_yaml(path: Path, error: type[BadInputError] = BadInputError) -> tuple[Any, dict[Loc, int]]:
+    """Parse a YAML file; return the data and a map from key path to line number."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(f"{path}: file not found") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read ({exc.strerror})") from None
+    return parse_yaml(text, str(path), error)
+
+
+def parse_yaml(text: str, origin: str, error: type[BadInputError] = BadInputError) -> tuple[Any, dict[Loc, int]]:
+    """Parse YAML text; syntax errors become `origin:line: YAML syntax error: ...`."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = f":{mark.line + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise error(f"{origin}{line}: YAML syntax error: {problem}") from None
+    lines: dict[Loc, int] = {}
+    if node is not None:
+        _index_lines(node, (), lines)
+    return data, lines
+
+
+def line_of(lines: dict[Loc, int], loc: Loc) -> int | None:
+    """The line of the deepest known prefix of `loc`."""
+    for n in range(len(loc), -1, -1):
+        if loc[:n] in lines:
+            return lines[loc[:n]]
+    return None
+
+
+def describe_validation(exc: ValidationError, origin: str, lines: dict[Loc, int], prefix: Loc = ()) -> str:
+    """First validation error as one line: `file:line: key.path: message`."""
+    err = exc.errors()[0]
+    loc = prefix + tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+    real = loc
+    key = ".".join(str(p) for p in real) or "(top level)"
+    line = line_of(lines, real)
+    where = f"{origin}:{line}" if line else origin
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        msg = f"unknown key '{real[-1]}'"
+        if err.get("ctx", {}).get("allowed"):
+            msg += f" (allowed: {err['ctx']['allowed']})"
+    elif err["type"] == "missing":
+        msg = "required key is missing"
+    return f"{where}: {key}: {msg}"
+
+
+def validate(model: type[BaseModel], data: Any, origin: str, lines: dict[Loc, int],
+             error: type[BadInputError] = BadInputError, prefix: Loc = ()) -> Any:
+    """Validate data against a pydantic model; raise `error` with file:line on failure."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise error(describe_validation(exc, origin, lines, prefix)) from None

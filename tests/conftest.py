@@ -1,0 +1,67 @@
+"""Shared fixtures: the locally built sandbox image, scratch workspaces, scripted scenarios."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+IMAGE = os.environ.get("CODEDUET_TEST_IMAGE", "codeduet-sandbox:latest")
+
+
+@pytest.fixture(scope="session")
+def sandbox_image() -> str:
+    """The sandbox image, built locally if it is missing (never pulled)."""
+    from agents.sandbox.image import build_image, image_status
+
+    if not image_status(IMAGE).get("exists"):
+        build_image(IMAGE)
+    return IMAGE
+
+
+@pytest.fixture
+def workspaces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private workspaces root for the test's run folders."""
+    root = tmp_path / "workspaces"
+    root.mkdir()
+    monkeypatch.setenv("CODEDUET_WORKSPACES", str(root))
+    return root
+
+
+ScenarioFactory = Callable[..., Path]
+
+
+@pytest.fixture
+def scenario_file(tmp_path: Path) -> ScenarioFactory:
+    """Write a scripted scenario YAML: scenario_file(replies, **top_level_overrides) -> path."""
+
+    def make(replies: list[str], name: str = "t", **overrides: Any) -> Path:
+        data: dict[str, Any] = {
+            "name": name,
+            "task": "Print the answer.",
+            "model": {"provider": "scripted", "replies": replies},
+            "user_proxy": {"max_consecutive_auto_reply": 5},
+            "sandbox": {"image": IMAGE, "timeout": 10},
+        }
+        for key, value in overrides.items():
+            if isinstance(value, dict) and isinstance(data.get(key), dict):
+                data[key] = {**data[key], **value}
+            else:
+                data[key] = value
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+        return path
+
+    return make
+
+
+def py(code: str) -> str:
+    """A reply holding one python block."""
+    return f"Here is the script:\n```python\n{code}\n```"
