@@ -13,7 +13,9 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="Two AG2 agen
 sandbox_app = typer.Typer(no_args_is_help=True, help="Build, inspect and clean the sandbox image and containers.")
 model_app = typer.Typer(no_args_is_help=True, help="Get and inspect the embedded local model.")
 app.add_typer(sandbox_app, name="sandbox")
+bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: HumanEval single vs loop, sandbox overhead, LLM speed.")
 app.add_typer(model_app, name="model")
+app.add_typer(bench_app, name="bench")
 
 
 @app.command()
@@ -37,6 +39,70 @@ def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario Y
             raise typer.Exit(cli.run_batch(scenarios, extra, jobs))
         opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace)
         raise typer.Exit(cli.run_one(scenarios[0], opts, json_out, human=human_for_mode(cli.console)))
+
+
+@app.command()
+def chat(model: Optional[str] = typer.Option(None, help="Model name from configs/llm.yaml."),
+         human: str = typer.Option("always", help="always|terminate|never"),
+         max_auto_reply: int = typer.Option(10, min=0), workspace: Optional[Path] = typer.Option(None)) -> None:
+    """Free-form session: type a task, then steer, approve or stop the loop."""
+    from agents.hitl import chat_command
+
+    cli.install_signal_handlers()
+    with cli.cli_errors():
+        raise typer.Exit(chat_command(cli.console, model=model, human=human, max_auto_reply=max_auto_reply,
+                                      workspace=workspace))
+
+
+@app.command()
+def replay(target: Path = typer.Argument(..., help="A run folder or its transcript.json."),
+           step: bool = typer.Option(False, help="Wait for Enter between messages."),
+           execute: bool = typer.Option(False, help="Re-run every block in a fresh sandbox; report match/diverged."),
+           html: Optional[Path] = typer.Option(None, help="Write one self-contained HTML page."),
+           resume: bool = typer.Option(False, help="Continue the conversation with the LLM in a new run folder."),
+           message: Optional[str] = typer.Option(None, help="With --resume: the first new message."),
+           model: Optional[str] = typer.Option(None, help="With --resume: another model."),
+           max_auto_reply: Optional[int] = typer.Option(None, min=0, help="With --resume: reply limit."),
+           image: Optional[str] = typer.Option(None, help="With --execute: another sandbox image.")) -> None:
+    """Show a saved run; or re-execute it, export it to HTML, or resume it."""
+    from agents.replay.cli import replay_command
+
+    cli.install_signal_handlers()
+    with cli.cli_errors():
+        raise typer.Exit(replay_command(cli.console, target, step=step, execute=execute, html=html, resume=resume,
+                                        message=message, model=model, max_auto_reply=max_auto_reply, image=image))
+
+
+@bench_app.command("humaneval")
+def bench_humaneval(limit: Optional[int] = typer.Option(None), offset: int = typer.Option(0),
+                    mode: str = typer.Option("both", help="single|loop|both"),
+                    max_auto_reply: int = typer.Option(3, min=0), model: Optional[str] = typer.Option(None),
+                    out: Optional[Path] = typer.Option(None), resume: bool = typer.Option(False)) -> None:
+    """HumanEval pass@1: single pass vs the self-debug loop, side by side."""
+    from agents.bench.humaneval import main
+
+    cli.install_signal_handlers()
+    with cli.cli_errors():
+        raise typer.Exit(main(cli.console, limit=limit, offset=offset, mode=mode, max_auto_reply=max_auto_reply,
+                              model=model, out=out, resume=resume))
+
+
+@bench_app.command("sandbox")
+def bench_sandbox(n: int = typer.Option(50, min=5), out: Optional[Path] = typer.Option(None)) -> None:
+    """Per-block latency: our executor vs docker exec vs docker run vs a local subprocess."""
+    from agents.bench.sandbox_overhead import main
+
+    with cli.cli_errors():
+        raise typer.Exit(main(cli.console, n=n, out=out))
+
+
+@bench_app.command("llm")
+def bench_llm() -> None:
+    """Tokens/s through our llama.cpp client vs raw llama-cpp-python; TTFT; peak RSS."""
+    from agents.bench.llm_throughput import main
+
+    with cli.cli_errors():
+        main(cli.console)
 
 
 @app.command()
