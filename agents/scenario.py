@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator,
+                      model_validator)
 
 from agents.errors import ScenarioError
 from agents.yamlio import Loc, load_yaml, parse_yaml, validate
@@ -52,16 +53,22 @@ class EndsWith(Strict):
     endswith: str
 
 
+def _compiles(pattern: str) -> str:
+    """Reject a regular expression that does not compile."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"invalid regular expression: {exc}") from None
+    return pattern
+
+
+Pattern = Annotated[str, AfterValidator(_compiles)]
+
+
 class Regex(Strict):
     """The last message matches this regular expression (re.search)."""
 
-    regex: str
-
-    @field_validator("regex")
-    @classmethod
-    def _compiles(cls, v: str) -> str:
-        re.compile(v)
-        return v
+    regex: Pattern
 
 
 class Success(Strict):
@@ -88,7 +95,20 @@ class AllOf(Strict):
     all: list["Predicate"] = Field(min_length=1)
 
 
-Predicate = Union[Contains, EndsWith, Regex, Success, CallablePredicate, AnyOf, AllOf]
+def _single_key(value: Any) -> str | None:
+    """Discriminator: a predicate or check is a mapping with exactly one key, which names its kind."""
+    if isinstance(value, dict) and len(value) == 1:
+        return next(iter(value))
+    if isinstance(value, BaseModel):
+        return next(iter(type(value).model_fields))
+    return None
+
+
+Predicate = Annotated[
+    Union[Annotated[Contains, Tag("contains")], Annotated[EndsWith, Tag("endswith")], Annotated[Regex, Tag("regex")],
+          Annotated[Success, Tag("success")], Annotated[CallablePredicate, Tag("callable")],
+          Annotated["AnyOf", Tag("any")], Annotated["AllOf", Tag("all")]],
+    Discriminator(_single_key)]
 AnyOf.model_rebuild()
 AllOf.model_rebuild()
 
@@ -155,13 +175,7 @@ class StdoutContains(Strict):
 class StdoutRegex(Strict):
     """stdout of the last execution matches this regex."""
 
-    stdout_regex: str
-
-    @field_validator("stdout_regex")
-    @classmethod
-    def _compiles(cls, v: str) -> str:
-        re.compile(v)
-        return v
+    stdout_regex: Pattern
 
 
 class FileExists(Strict):
@@ -176,7 +190,10 @@ class PytestCheck(Strict):
     pytest: str
 
 
-Check = Union[StdoutContains, StdoutRegex, FileExists, PytestCheck]
+Check = Annotated[
+    Union[Annotated[StdoutContains, Tag("stdout_contains")], Annotated[StdoutRegex, Tag("stdout_regex")],
+          Annotated[FileExists, Tag("file_exists")], Annotated[PytestCheck, Tag("pytest")]],
+    Discriminator(_single_key)]
 CHECK_KEYS = {"stdout_contains", "stdout_regex", "file_exists", "pytest"}
 
 

@@ -65,11 +65,14 @@ def describe_validation(exc: ValidationError, origin: str, lines: dict[Loc, int]
     """First validation error as one line: `file:line: key.path: message`."""
     err = exc.errors()[0]
     loc = prefix + tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
-    real = loc
+    real: Loc = ()
+    for part in loc:  # discriminated unions repeat the tag: termination.regex.regex -> termination.regex
+        if not real or real[-1] != part:
+            real += (part,)
     key = ".".join(str(p) for p in real) or "(top level)"
     line = line_of(lines, real)
     where = f"{origin}:{line}" if line else origin
-    msg = err["msg"]
+    msg = err["msg"].removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
         msg = f"unknown key '{real[-1]}'"
         if err.get("ctx", {}).get("allowed"):
