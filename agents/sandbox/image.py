@@ -1,0 +1,299 @@
+"""Build, inspect and remove the local sandbox image; offline via mmdebstrap, or from docker/Dockerfile."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, suppress
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agents import __version__
+from agents.errors import DockerUnavailable, EnvironmentProblem, ImageMissing
+from agents.paths import PROJECT_ROOT, codeduet_home
+
+if TYPE_CHECKING:
+    import docker
+    from rich.console import Console
+
+IMAGE_DEFAULT = "codeduet-sandbox:latest"
+SUITE = "bookworm"
+PACKAGES = ("python3", "python3-numpy", "python3-pandas", "python3-pytest", "procps")
+"""Debian packages in the rootfs (minbase already brings coreutils, with `timeout`)."""
+SANDBOX_UID = 1000
+LABEL = "org.codeduet.sandbox"
+VERSION_LABEL = "org.codeduet.sandbox.version"
+PYTHON_LABEL = "org.codeduet.sandbox.python"
+ROOTFS_LABEL = "org.codeduet.sandbox.rootfs"
+DOCKER_DIR = PROJECT_ROOT / "docker"
+ROOTFS_SCRIPT = DOCKER_DIR / "build-rootfs.sh"
+METHODS = ("auto", "mmdebstrap", "dockerfile")
+BUILD_HINT = "run `python run.py sandbox build`"
+
+LAYER_DOCKERFILE = """\
+FROM {base}
+RUN groupadd --gid {uid} sandbox \\
+ && useradd --uid {uid} --gid {uid} --home-dir /home/sandbox --create-home --shell /bin/sh sandbox \\
+ && mkdir -p /workspace && chown sandbox:sandbox /workspace \\
+ && ln -sf /usr/bin/python3 /usr/local/bin/python
+ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 HOME=/tmp LANG=C.UTF-8
+WORKDIR /workspace
+USER sandbox
+CMD ["python3"]
+"""
+
+
+def docker_client() -> docker.DockerClient:
+    """A pinged client from the environment; DockerUnavailable when the daemon cannot be reached."""
+    where = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+    fix = "start it (e.g. `sudo systemctl start docker`) or set DOCKER_HOST"
+    try:
+        import docker
+    except ImportError as exc:
+        raise DockerUnavailable("python package `docker` is not installed: run `pip install docker`") from exc
+    try:
+        client = docker.from_env()
+        client.ping()
+    except Exception as exc:  # any connection, TLS or API failure
+        raise DockerUnavailable(f"Docker daemon not reachable at {where}: {fix}") from exc
+    return client
+
+
+def image_status(tag: str = IMAGE_DEFAULT, client: docker.DockerClient | None = None) -> dict[str, Any]:
+    """Existence, id, creation time, size, labels and Python version of `tag` (labels only, no container)."""
+    import docker
+
+    client = client or docker_client()
+    try:
+        image = client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        return {"tag": tag, "exists": False}
+    labels = image.labels or {}
+    return {
+        "tag": tag,
+        "exists": True,
+        "id": image.id,
+        "created": image.attrs.get("Created"),
+        "size": image.attrs.get("Size"),
+        "labels": labels,
+        "python": labels.get(PYTHON_LABEL),
+        "version": labels.get(VERSION_LABEL),
+        "codeduet": labels.get(LABEL) == "1",
+    }
+
+
+def ensure_image(tag: str = IMAGE_DEFAULT, client: docker.DockerClient | None = None) -> str:
+    """The id of the local image `tag`; ImageMissing if absent (never pulls)."""
+    status = image_status(tag, client)
+    if not status["exists"]:
+        raise ImageMissing(f"sandbox image {tag} not found: {BUILD_HINT}")
+    return status["id"]
+
+
+def remove_image(tag: str = IMAGE_DEFAULT, *, base: bool = True) -> list[str]:
+    """Remove `tag` (and its imported base, unless base=False); returns the tags removed."""
+    import docker
+
+    client = docker_client()
+    removed = []
+    for name in (tag, base_tag(tag)) if base else (tag,):
+        try:
+            client.images.remove(name, noprune=False)
+            removed.append(name)
+        except docker.errors.ImageNotFound:
+            continue
+        except docker.errors.APIError as exc:
+            if exc.status_code != 409:
+                raise
+            raise EnvironmentProblem(f"sandbox image {name} is in use by a container: remove it "
+                                     f"(`docker ps -a --filter ancestor={name}`) and retry") from exc
+    return removed
+
+
+def base_tag(tag: str) -> str:
+    """The tag of the imported rootfs under `tag`: codeduet-sandbox:latest -> codeduet-sandbox-base:latest."""
+    repo, sep, version = tag.rpartition(":")
+    if not sep or "/" in version:
+        repo, version = tag, "latest"
+    return f"{repo}-base:{version}"
+
+
+def rootfs_key(packages: tuple[str, ...] = PACKAGES, suite: str = SUITE) -> str:
+    """Cache key of a rootfs tarball: the suite, the package list and the build script."""
+    digest = hashlib.sha256(f"{suite}\n{','.join(sorted(packages))}\n".encode())
+    digest.update(ROOTFS_SCRIPT.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def build_dir() -> Path:
+    """Where rootfs tarballs and build logs are cached (outside the repo)."""
+    path = codeduet_home() / "build"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def build_image(
+    tag: str = IMAGE_DEFAULT, *, method: str = "auto", console: Console | None = None
+) -> str:
+    """Build `tag` locally (auto: mmdebstrap when installed, else docker/Dockerfile); returns the image id."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+    if method == "auto":
+        method = "mmdebstrap" if shutil.which("mmdebstrap") else "dockerfile"
+    client = docker_client()
+    with _steps(console) as step:
+        if method == "mmdebstrap":
+            return _build_mmdebstrap(client, tag, step)
+        return _build_dockerfile(client, tag, step)
+
+
+Detail = Callable[[str], None]
+StepFn = Callable[[str], AbstractContextManager[Detail]]
+"""`with step(name) as detail:` shows one spinner row; `detail(text)` updates it."""
+
+
+@contextmanager
+def _steps(console: Console | None) -> Iterator[StepFn]:
+    """A rich progress where each step is one spinner row with its own elapsed time."""
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    columns = (SpinnerColumn(finished_text="[green]✓"), TextColumn("{task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=console or Console(stderr=True)) as progress:
+
+        @contextmanager
+        def step(name: str) -> Iterator[Detail]:
+            task = progress.add_task(name, total=1)
+            try:
+                yield lambda detail: progress.update(task, description=f"{name}: {detail[:70]}")
+            except BaseException:
+                progress.update(task, description=f"[red]✗ {name} failed")
+                progress.stop_task(task)
+                raise
+            progress.update(task, description=name, completed=1)
+            progress.stop_task(task)
+
+        yield step
+
+
+def _build_mmdebstrap(client: docker.DockerClient, tag: str, step: StepFn) -> str:
+    """Rootfs tarball (cached) -> docker import as the base tag (skipped if current) -> user layer."""
+    key = rootfs_key()
+    tarball = build_dir() / f"rootfs-{key}.tar"
+    python = _python_of(tarball)
+    if tarball.exists() and python:
+        with step(f"rootfs (cached {tarball.name})"):
+            pass
+    else:
+        with step("rootfs") as detail:
+            _run_rootfs_script(tarball, detail)
+        python = _python_of(tarball)
+        _prune_rootfs(keep=tarball)
+    base = base_tag(tag)
+    with step(f"import {base}") as detail:
+        if image_status(base, client).get("labels", {}).get(ROOTFS_LABEL) == key:
+            detail("already imported")
+        else:
+            repo, _, version = base.rpartition(":")
+            changes = ["ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                       f"LABEL {ROOTFS_LABEL}={key}", 'CMD ["python3"]']
+            out = client.api.import_image_from_file(str(tarball), repository=repo, tag=version, changes=changes)
+            if "errorDetail" in str(out) or not image_status(base, client)["exists"]:
+                raise EnvironmentProblem(f"docker import of {tarball} failed: {str(out).strip()[-200:]}")
+    dockerfile = LAYER_DOCKERFILE.format(base=base, uid=SANDBOX_UID)
+    labels = _labels(python, "mmdebstrap", key + dockerfile)
+    with step("layer") as detail:
+        return _docker_build(client, tag, dockerfile, labels, {}, detail)
+
+
+def _build_dockerfile(client: docker.DockerClient, tag: str, step: StepFn) -> str:
+    """docker/Dockerfile (FROM python:3.12-slim); needs a reachable registry for the base image."""
+    dockerfile = (DOCKER_DIR / "Dockerfile").read_text()
+    labels = _labels(None, "dockerfile", dockerfile)
+    with step("build docker/Dockerfile") as detail:
+        args = {"CODEDUET_VERSION": labels[VERSION_LABEL]}
+        hint = "it needs a registry for python:3.12-slim; offline, install mmdebstrap and use --method mmdebstrap"
+        return _docker_build(client, tag, dockerfile, labels, args, detail, hint)
+
+
+def _labels(python: str | None, method: str, recipe: str) -> dict[str, str]:
+    """The labels every sandbox image carries (python is filled by the Dockerfile when None)."""
+    version = f"{__version__}-{hashlib.sha256(recipe.encode()).hexdigest()[:8]}"
+    labels = {LABEL: "1", VERSION_LABEL: version, f"{LABEL}.method": method,
+              f"{LABEL}.built": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    if python:
+        labels[PYTHON_LABEL] = python
+    return labels
+
+
+def _docker_build(client: docker.DockerClient, tag: str, dockerfile: str, labels: dict[str, str],
+                  buildargs: dict[str, str], detail: Detail, hint: str = "") -> str:
+    """Build `dockerfile` in a temp context dir, streaming step lines into `detail`; returns the id."""
+    old_id = image_status(tag, client).get("id")
+    with tempfile.TemporaryDirectory(prefix="codeduet-layer-") as ctx:
+        Path(ctx, "Dockerfile").write_text(dockerfile)
+        log: list[str] = []
+        stream = client.api.build(path=ctx, tag=tag, labels=labels, buildargs=buildargs, rm=True,
+                                  forcerm=True, decode=True)
+        for chunk in stream:
+            if "error" in chunk:
+                tail = next((line for line in reversed(log) if line.startswith("Step ")), "start")
+                fix = f"; {hint}" if hint else ""
+                raise EnvironmentProblem(f"docker build of {tag} failed at {tail}: {chunk['error'].strip()}{fix}")
+            line = str(chunk.get("stream", "")).strip()
+            if line:
+                log.append(line)
+                if line.startswith("Step "):
+                    detail(line)
+    new_id = ensure_image(tag, client)
+    if old_id and old_id != new_id:
+        with suppress(Exception):  # the replaced image stays while a container still uses it
+            client.images.remove(old_id)
+    return new_id
+
+
+def _run_rootfs_script(tarball: Path, detail: Detail) -> None:
+    """Run docker/build-rootfs.sh (via `sudo -n` when not root), logging next to the tarball."""
+    if not shutil.which("mmdebstrap"):
+        raise EnvironmentProblem("mmdebstrap not found: run `sudo apt-get install -y mmdebstrap` "
+                                 "or build with --method dockerfile")
+    cmd = ["sh", str(ROOTFS_SCRIPT), str(tarball), SUITE, ",".join(PACKAGES)]
+    if os.geteuid() != 0 and shutil.which("sudo"):
+        cmd = ["sudo", "-n", *cmd]
+    log_path = tarball.with_suffix(".log")
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            log.write(line)
+            log.flush()
+            detail(line.strip().removeprefix("I: "))
+        code = proc.wait()
+    if code != 0:
+        raise EnvironmentProblem(f"rootfs build failed (exit {code}): {_first_error(log_path)}; log: {log_path}")
+
+
+def _python_of(tarball: Path) -> str | None:
+    """The Python version recorded next to a rootfs tarball by build-rootfs.sh."""
+    sidecar = Path(f"{tarball}.python")
+    return (sidecar.read_text().strip() or None) if sidecar.exists() else None
+
+
+def _prune_rootfs(keep: Path) -> None:
+    """Delete cached rootfs tarballs (and sidecars) of other package lists."""
+    for path in keep.parent.glob("rootfs-*"):
+        if not path.name.startswith(keep.stem):
+            path.unlink(missing_ok=True)
+
+
+def _first_error(path: Path) -> str:
+    """The first `E:` line of a build log, else its last line."""
+    lines = [line.strip() for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith(("E:", "mmdebstrap not found", "sudo:"))]
+    return (errors or lines or ["no output"])[0 if errors else -1]
+
