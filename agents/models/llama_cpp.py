@@ -1,0 +1,262 @@
+"""The local model through llama-cpp-python: loaded once per process, prompt cache kept across turns, streamed."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.errors import ModelUnavailable
+from agents.models import download
+from agents.models.response import InProcessClientMixin, make_response
+from agents.protocols import TokenSink, Usage
+
+INSTALL_HINT = "llama-cpp-python is not installed: run `pip install -e .[local]` or `make setup`"
+
+
+class LlamaCppConfig(BaseModel):
+    """A local llama.cpp model entry."""
+
+    model_config = ConfigDict(extra="forbid")
+    provider: str = "llama_cpp"
+    """Always `llama_cpp`."""
+    model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+    """Model id shown in transcripts."""
+    model_path: Path | None = None
+    """The .gguf file; default CODEDUET_HOME/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf."""
+    n_ctx: int = Field(default=8192, ge=2048, le=131072)
+    """Context window in tokens; the oldest turns are dropped when a conversation outgrows it."""
+    n_threads: int | None = Field(default=None, ge=1)
+    """CPU threads; default: all cores."""
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    """Sampling temperature; 0 is greedy and reproducible."""
+    top_p: float = Field(default=1.0, gt=0, le=1)
+    """Nucleus sampling cut-off."""
+    max_tokens: int = Field(default=1024, ge=1)
+    """Most tokens per reply."""
+    seed: int = 0
+    """Sampling seed."""
+    auto_pull: bool = True
+    """Fetch the default model file (with a progress bar) on first use if it is missing."""
+
+
+@dataclass
+class LoadedModel:
+    """One llama_cpp.Llama with what we need to count its prompts; shared by every client in the process."""
+
+    llm: Any
+    formatter: Any
+    lock: threading.Lock
+    load_s: float
+
+
+_MODELS: dict[tuple[str, int, int], LoadedModel] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def load_model(path: Path, n_ctx: int, n_threads: int) -> LoadedModel:
+    """The process-wide Llama for (path, n_ctx, n_threads), loaded on first use."""
+    key = (str(Path(path).resolve()), n_ctx, n_threads)
+    with _MODELS_LOCK:
+        if key in _MODELS:
+            return _MODELS[key]
+        try:
+            import llama_cpp
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+        except ImportError:
+            raise ModelUnavailable(INSTALL_HINT) from None
+        started = time.perf_counter()
+        try:
+            llm = llama_cpp.Llama(model_path=key[0], n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
+                                  n_batch=512, chat_format="chat_template.default", verbose=False)
+        except (ValueError, RuntimeError) as exc:
+            raise ModelUnavailable(f"llama.cpp cannot load {path} ({exc}): check the file with "
+                                   "`python run.py model status` or pull it again") from None
+        eos, bos = llm.token_eos(), llm.token_bos()
+        formatter = Jinja2ChatFormatter(
+            template=llm.metadata["tokenizer.chat_template"],
+            eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
+            bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
+            stop_token_ids=[eos])
+        _MODELS[key] = LoadedModel(llm, formatter, threading.Lock(), round(time.perf_counter() - started, 3))
+        return _MODELS[key]
+
+
+def clean_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """OpenAI-style messages reduced to role + text (None content is ""; other roles speak as the user)."""
+    out = []
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        role = m.get("role", "user")
+        out.append({"role": role if role in ("system", "user", "assistant") else "user", "content": content or ""})
+    return out
+
+
+def prompt_tokens(model: LoadedModel, messages: list[dict[str, str]]) -> list[int]:
+    """The tokens create_chat_completion will evaluate for these messages (same template, same tokenizer)."""
+    result = model.formatter(messages=messages)
+    return model.llm.tokenize(result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True)
+
+
+def fit_messages(model: LoadedModel, messages: list[dict[str, str]],
+                 limit: int) -> tuple[list[dict[str, str]], list[int], dict[str, int]]:
+    """Drop the oldest turns (keeping system, the first user task and the last message) until the prompt fits."""
+    msgs = list(messages)
+    tokens = prompt_tokens(model, msgs)
+    notes = {"trimmed_messages": 0, "truncated_chars": 0}
+    keep = next((i for i, m in enumerate(msgs) if m["role"] == "user"), len(msgs))
+    while len(tokens) > limit and keep + 1 < len(msgs) - 1:
+        del msgs[keep + 1]
+        notes["trimmed_messages"] += 1
+        tokens = prompt_tokens(model, msgs)
+    while len(tokens) > limit:  # still too long: cut the middle out of the longest message
+        longest = max(range(len(msgs)), key=lambda i: len(msgs[i]["content"]))
+        text = msgs[longest]["content"]
+        chars_per_token = max(1.0, sum(len(m["content"]) for m in msgs) / max(1, len(tokens)))
+        cut = min(len(text), int((len(tokens) - limit) * chars_per_token * 1.2) + 32)
+        if cut <= 0 or not text:
+            break
+        head = (len(text) - cut) // 2
+        msgs[longest] = {**msgs[longest], "content": text[:head] + "\n[...truncated...]\n" + text[head + cut:]}
+        notes["truncated_chars"] += cut
+        tokens = prompt_tokens(model, msgs)
+    return msgs, tokens, {k: v for k, v in notes.items() if v}
+
+
+def _perf(llm: Any, reset: bool = False) -> Any:
+    """llama.cpp's context counters (prompt tokens evaluated, tokens generated), or None."""
+    try:
+        import llama_cpp
+
+        if reset:
+            llama_cpp.llama_perf_context_reset(llm.ctx)
+            return None
+        return llama_cpp.llama_perf_context(llm.ctx)
+    except Exception:
+        return None
+
+
+def chat(model: LoadedModel, messages: list[dict[str, Any]], *, max_tokens: int, temperature: float = 0.0,
+         top_p: float = 1.0, seed: int = 0, on_token: TokenSink | None = None) -> tuple[str, Usage]:
+    """One streamed chat completion; the Llama reuses the longest token prefix it already evaluated."""
+    llm = model.llm
+    n_ctx = llm.n_ctx()
+    with model.lock:
+        msgs, tokens, notes = fit_messages(model, clean_messages(messages), n_ctx - min(max_tokens, n_ctx // 4))
+        budget = max(1, min(max_tokens, n_ctx - len(tokens) - 1))
+        cached = llm.longest_token_prefix(llm._input_ids.tolist(), tokens)
+        _perf(llm, reset=True)
+        started = time.perf_counter()
+        first: float | None = None
+        parts: list[str] = []
+        finish = None
+        for chunk in llm.create_chat_completion(messages=msgs, stream=True, max_tokens=budget,
+                                                temperature=temperature, top_p=top_p, seed=seed):
+            choice = chunk["choices"][0]
+            finish = choice.get("finish_reason") or finish
+            text = choice.get("delta", {}).get("content") or ""
+            if not text:
+                continue
+            if first is None:
+                first = time.perf_counter() - started
+            parts.append(text)
+            if on_token:
+                on_token(text)
+        seconds = time.perf_counter() - started
+        perf = _perf(llm)
+        # every generated token but the last is evaluated; the last is EOS (dropped) unless the budget ran out
+        completion = max(0, llm.n_tokens - len(tokens)) + (1 if finish == "length" else 0)
+    extra: dict[str, Any] = {**notes, "finish_reason": finish}
+    if perf is not None:
+        extra["prompt_eval_tokens"] = int(perf.n_p_eval)
+        extra["prompt_eval_s"] = round(perf.t_p_eval_ms / 1000, 4)
+        extra["eval_s"] = round(perf.t_eval_ms / 1000, 4)
+    usage = Usage(prompt_tokens=len(tokens), completion_tokens=completion, seconds=round(seconds, 4),
+                  first_token_s=round(first, 4) if first is not None else None, cached_tokens=cached, extra=extra)
+    return "".join(parts), usage
+
+
+class LlamaCppClient(InProcessClientMixin):
+    """AG2 custom model client that runs the provider's local model in this process."""
+
+    def __init__(self, config: dict[str, Any], provider: "LlamaCppProvider", on_token: TokenSink | None = None):
+        self.provider = provider
+        self.on_token = on_token
+
+    def create(self, params: dict[str, Any]) -> Any:
+        """Answer params["messages"], streaming tokens to on_token."""
+        cfg = self.provider.config
+        model = self.provider.model()
+        text, usage = chat(model, params.get("messages") or [], max_tokens=params.get("max_tokens") or cfg.max_tokens,
+                           temperature=cfg.temperature, top_p=cfg.top_p, seed=cfg.seed, on_token=self.on_token)
+        self.provider.last_usage = usage
+        return make_response(text, cfg.model, usage)
+
+
+class LlamaCppProvider:
+    """Provider for `provider: llama_cpp`."""
+
+    Config = LlamaCppConfig
+
+    def __init__(self, name: str, config: LlamaCppConfig):
+        self.name = name
+        self.config = config
+        self.last_usage: Usage | None = None
+        self.console: Any = None
+
+    @property
+    def model_path(self) -> Path:
+        """The configured .gguf, or the default download location."""
+        return Path(self.config.model_path).expanduser() if self.config.model_path else download.default_model_file()
+
+    @property
+    def n_threads(self) -> int:
+        """Configured threads, or every core."""
+        return self.config.n_threads or os.cpu_count() or 1
+
+    def check_ready(self) -> None:
+        """llama-cpp-python importable, and the model file present (or auto_pull on)."""
+        try:
+            import llama_cpp  # noqa: F401
+        except ImportError:
+            raise ModelUnavailable(INSTALL_HINT) from None
+        if not self.model_path.is_file() and not self.config.auto_pull:
+            raise ModelUnavailable(f"model file {self.model_path} missing: run `python run.py model pull`")
+
+    def model(self) -> LoadedModel:
+        """The loaded model, pulling the file first when it is missing and auto_pull is on."""
+        path = self.model_path
+        if not path.is_file():
+            if not self.config.auto_pull:
+                raise ModelUnavailable(f"model file {path} missing: run `python run.py model pull`")
+            path = download.pull_model(path, console=self.console)
+        return load_model(path, self.config.n_ctx, self.n_threads)
+
+    def llm_config(self) -> dict[str, Any]:
+        """One config entry naming our client class; no AG2 cache so replays stay honest."""
+        return {"config_list": [{"model": self.config.model, "model_client_cls": "LlamaCppClient"}],
+                "cache_seed": None}
+
+    def attach(self, agent: Any, on_token: TokenSink | None = None) -> None:
+        """Register LlamaCppClient on the assistant."""
+        agent.register_model_client(LlamaCppClient, provider=self, on_token=on_token)
+
+    def pop_usage(self) -> Usage | None:
+        """Usage of the last reply."""
+        usage, self.last_usage = self.last_usage, None
+        return usage
+
+    def describe(self) -> dict[str, Any]:
+        """Name, provider, model id, file, hash (if verified) and settings."""
+        path = self.model_path
+        sha = download.cached_sha256(path) if path.is_file() else None
+        return {"name": self.name, "provider": "llama_cpp", "model": self.config.model, "model_path": str(path),
+                **({"sha256": sha} if sha else {}), "n_ctx": self.config.n_ctx, "n_threads": self.n_threads,
+                "temperature": self.config.temperature}
