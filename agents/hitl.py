@@ -1,7 +1,9 @@
-"""Human-in-the-loop: what a person sees and types when AG2 asks for input."""
+"""Human-in-the-loop: what a person sees and types when AG2 asks for input, and the free-form `chat` session."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -11,6 +13,11 @@ from agents.errors import BadInputError
 from agents.proxy import HumanInput
 
 MODES = {"always": "ALWAYS", "terminate": "TERMINATE", "never": "NEVER"}
+EXIT_WORDS = {"exit", "quit", ":q"}
+SKIP_WORDS = {"skip", "s"}
+HELP = "Enter: {enter}{skip} · 'exit': end the run · anything else: sent to the assistant as your reply"
+SKIP_HELP = " · 'skip': do not run the proposed code"
+CLOSED = "stdin closed while waiting for human input: use --human never for unattended runs"
 
 
 def normalize_mode(mode: str | None) -> str | None:
@@ -22,27 +29,107 @@ def normalize_mode(mode: str | None) -> str | None:
     return MODES[mode.lower()]
 
 
+def _last_message(proxy: Any) -> dict[str, Any]:
+    messages = next(iter(proxy.chat_messages.values()), [])
+    return messages[-1] if messages else {}
+
+
+def proposes_code(proxy: Any) -> bool:
+    """The assistant's last message holds a block the proxy would run."""
+    return any(b.runnable_as == "python" for b in extract_code_blocks(_last_message(proxy).get("content")))
+
+
 def enter_means(ag2_prompt: str, proxy: Any) -> str:
-    """What pressing Enter will do at this point."""
+    """What pressing Enter will do at this point (mirrors AG2's check_termination_and_human_reply)."""
     if "Press enter or type 'exit' to stop" in ag2_prompt:
         return "end the conversation"
-    messages = next(iter(proxy.chat_messages.values()), [])
-    last = messages[-1].get("content") if messages else ""
-    if extract_code_blocks(last):
+    last = _last_message(proxy)
+    is_term = getattr(proxy, "_is_termination_msg", None)
+    if last and is_term is not None and is_term(last):
+        # With ALWAYS, AG2 ignores a TERMINATE until the person presses Enter: say so.
+        return "end the conversation (the assistant says it is done)"
+    if proposes_code(proxy):
         return "execute the proposed code in the sandbox"
     return "send the automatic reply"
 
 
+def _read_line(prompt: str = "> ", closed: str = CLOSED) -> str:
+    try:
+        line = input(prompt)
+    except EOFError:
+        raise BadInputError(closed) from None
+    if not sys.stdin.isatty():  # piped input is not echoed: show it, so the log reads like the session
+        print(line, flush=True)
+    return line
+
+
 def human_for_mode(console: Console) -> HumanInput:
-    """A HumanInput reading lines from stdin (works with a TTY or a pipe; a closed stdin is an error)."""
+    """A HumanInput reading lines from stdin (a TTY or a pipe); a closed stdin is a one-line error."""
 
     def ask(ag2_prompt: str, proxy: Any) -> str:
-        console.print(f"[bold magenta]your turn[/] · Enter: {enter_means(ag2_prompt, proxy)} · "
-                      "'skip': do not run the code · 'exit': end · or type feedback for the assistant")
-        try:
-            return input("> ").strip()
-        except EOFError:
-            raise BadInputError("stdin closed while waiting for human input: "
-                                "use --human never for unattended runs") from None
+        display = getattr(proxy, "display", None)
+        if display is not None and hasattr(display, "stop_live"):
+            display.stop_live()
+        code = proposes_code(proxy)
+        help_line = HELP.format(enter=enter_means(ag2_prompt, proxy), skip=SKIP_HELP if code else "")
+        console.print(f"[bold magenta]your turn[/] · {help_line}", highlight=False)
+        while True:
+            reply = _read_line().strip()
+            word = reply.lower()
+            if word in EXIT_WORDS:
+                return "exit"
+            if word in SKIP_WORDS:
+                if code:
+                    return "skip"
+                console.print("there is no proposed code to skip: press Enter, type a reply, or 'exit'")
+                continue
+            if word in {"?", "help"}:
+                console.print(help_line, highlight=False)
+                continue
+            return reply
 
     return ask
+
+
+def read_task(console: Console) -> str:
+    """The task for `chat`: one line, or several between lines of three double quotes."""
+    console.print('[bold]Type the task[/] (one line; for several lines start and end with """; '
+                  "'exit' to quit)")
+    no_task = "stdin closed before a task was typed: `chat` reads the task from the terminal (or a pipe)"
+    first = _read_line("task> ", no_task).strip()
+    if first.startswith('"""'):
+        lines = [first[3:]] if first[3:] else []
+        while True:
+            line = _read_line("... ", no_task)
+            if line.rstrip().endswith('"""'):
+                lines.append(line.rstrip()[:-3])
+                break
+            lines.append(line)
+        first = "\n".join(lines).strip()
+    return first
+
+
+def chat_command(console: Console, model: str | None, human: str, max_auto_reply: int,
+                 workspace: Path | None) -> int:
+    """`run.py chat`: the person types a task, then the loop runs with them in it."""
+    from agents.cli import err_console, exit_code_for
+    from agents.conversation import RunOptions, run_scenario
+    from agents.display import ConsoleDisplay
+    from agents.scenario import Scenario, UserProxyConfig
+
+    mode = normalize_mode(human) or "ALWAYS"
+    task = read_task(console)
+    while not task:
+        console.print("the task is empty: type what the assistant should do, or 'exit'")
+        task = read_task(console)
+    if task.lower() in EXIT_WORDS:
+        return 0
+    scenario = Scenario(name="chat", description="free-form session from `run.py chat`", task=task,
+                        user_proxy=UserProxyConfig(human_input_mode=mode, max_consecutive_auto_reply=max_auto_reply))
+    opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace)
+    result = run_scenario(scenario, opts, display=ConsoleDisplay(console), human=human_for_mode(console))
+    console.print(f"run: {result.run_dir} status={result.status}", soft_wrap=True)
+    if result.error is not None:
+        err_console.print(f"[red]error:[/] {result.error}", soft_wrap=True)
+        return result.error.exit_code
+    return exit_code_for(result.status)

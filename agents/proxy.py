@@ -100,6 +100,9 @@ class SandboxProxy(UserProxyAgent):
         reply = self.human(prompt, self)
         if reply.strip().lower() == "skip":
             reply = render("skipped", note=" Send a different approach, or TERMINATE if the task is done.")
+            # Written by the proxy, not the person: like a report, text predicates must not read its TERMINATE.
+            self.context.last_outcome = Outcome("skipped", feedback=reply)
+            self.context.report_contents.add(reply)
         if reply and reply != "exit":
             self.human_contents.append(reply)
         return reply

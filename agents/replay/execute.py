@@ -1,0 +1,209 @@
+"""Re-running every recorded block in a fresh sandbox and reporting, block by block, match or diverged."""
+
+from __future__ import annotations
+
+import difflib
+import re
+import secrets
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from agents.codeblocks import CodeBlock, extract_code_blocks
+from agents.errors import TranscriptError
+from agents.scenario import SandboxConfig
+
+DIFF_LINES = 14
+TIMING = re.compile(r"\b\d+\.\d+\s?(?:s|ms|µs|us|sec|secs|seconds)\b|\b\d+\s?(?:ms|µs|us)\b")
+TMP_NAME = re.compile(r"/tmp/(?:tmp|codeduet-)[\w.-]*")
+ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+
+
+@dataclass
+class RecordedBlock:
+    """One block that ran in the original run, with what it did then."""
+
+    message_index: int
+    code: str
+    language: str
+    filename: str | None
+    exit_code: int | None
+    output: str
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    """The turn's check verdicts, on the turn's last block only."""
+
+
+@dataclass
+class BlockReport:
+    """The verdict for one re-executed block."""
+
+    block: RecordedBlock
+    exit_code: int | None
+    output: str
+    problems: list[str] = field(default_factory=list)
+    diff: list[str] = field(default_factory=list)
+
+    @property
+    def matches(self) -> bool:
+        """Same exit code, same normalized output, same check verdicts."""
+        return not self.problems
+
+
+def runnable(message: dict[str, Any]) -> list[CodeBlock]:
+    """The blocks of an assistant message the proxy would run (recorded, else re-extracted)."""
+    raw = message.get("code_blocks")
+    blocks = [CodeBlock(b.get("language", ""), b.get("code", "")) for b in raw] if raw is not None \
+        else extract_code_blocks(message.get("content"))
+    return [b for b in blocks if b.runnable_as == "python"]
+
+
+def recorded_blocks(t: dict[str, Any]) -> list[RecordedBlock]:
+    """Every executed block in order, paired with the recorded exit code and output."""
+    out: list[RecordedBlock] = []
+    proposed: list[CodeBlock] = []
+    for m in t.get("messages") or []:
+        if m.get("role") == "assistant":
+            proposed = runnable(m)
+            continue
+        executions = (m.get("outcome") or {}).get("executions") or []
+        if not executions:
+            continue
+        if len(executions) > len(proposed):
+            raise TranscriptError(f"message {m.get('index')}: {len(executions)} executions but only "
+                                  f"{len(proposed)} recorded code blocks before it")
+        for i, e in enumerate(executions):
+            out.append(RecordedBlock(m.get("index", -1), proposed[i].code, e.get("language") or "python",
+                                     e.get("filename"), e.get("exit_code"), e.get("output") or ""))
+        out[-1].checks = (m.get("outcome") or {}).get("checks") or []
+        proposed = []
+    return out
+
+
+def normalize(text: str, paths: list[str]) -> list[str]:
+    """Output lines without run-specific noise: paths, tmp names, addresses, timings, trailing space."""
+    for p in sorted({p for p in paths if p}, key=len, reverse=True):
+        text = text.replace(p, "<run>")
+    text = TMP_NAME.sub("<tmp>", text)
+    text = ADDRESS.sub("0x…", text)
+    text = TIMING.sub("<time>", text)
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def compare(block: RecordedBlock, exit_code: int | None, output: str, paths: list[str],
+            checks: list[dict[str, Any]] | None) -> BlockReport:
+    """Exit code, normalized output and (when recorded) check verdicts, old against new."""
+    report = BlockReport(block, exit_code, output)
+    if exit_code != block.exit_code:
+        report.problems.append(f"exit code {block.exit_code} -> {exit_code}")
+    old, new = normalize(block.output, paths), normalize(output, paths)
+    if old != new:
+        report.problems.append("output differs")
+        diff = list(difflib.unified_diff(old, new, "recorded", "replayed", n=1, lineterm=""))
+        report.diff = diff[:DIFF_LINES] + ([f"… {len(diff) - DIFF_LINES} more diff lines"]
+                                          if len(diff) > DIFF_LINES else [])
+    if checks is not None:
+        was = [(c.get("name"), bool(c.get("passed"))) for c in block.checks]
+        now = [(c.get("name"), bool(c.get("passed"))) for c in checks]
+        if was != now:
+            flip = [f"{n}: {'pass' if a else 'fail'} -> {'pass' if b else 'fail'}"
+                    for (n, a), (_, b) in zip(was, now) if a != b]
+            report.problems.append("checks " + ("; ".join(flip) or "differ"))
+    return report
+
+
+def _scenario_for_checks(t: dict[str, Any]) -> Any:
+    """The recorded scenario (for re-running its checks), or None when it cannot be rebuilt here."""
+    from agents.scenario import PytestCheck, Scenario
+
+    snap = dict(t.get("scenario") or {})
+    source = snap.pop("source", None)
+    try:
+        scenario = Scenario.model_validate(snap)
+    except Exception:
+        return None
+    scenario.path = Path(source) if source else None
+    if any(isinstance(c, PytestCheck) and not (scenario.base_dir / c.pytest).is_file() for c in scenario.checks):
+        return None  # the scenario's pytest file is gone: the checks cannot be re-run faithfully
+    return scenario
+
+
+def fresh_workspace(t: dict[str, Any]) -> Path:
+    """A new temporary folder holding the scenario's `files:` as they were when the run started."""
+    root = Path(tempfile.mkdtemp(prefix="codeduet-replay-"))
+    for name, content in ((t.get("scenario") or {}).get("files") or {}).items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(content, encoding="utf-8")
+    return root
+
+
+def replay_blocks(t: dict[str, Any], cfg: SandboxConfig, on_block: Any = None) -> list[BlockReport]:
+    """Run the recorded blocks in order in a fresh sandbox; compare each with what was recorded."""
+    from agents.checks import run_checks
+    from agents.sandbox import make_executor
+
+    blocks = recorded_blocks(t)
+    workspace = fresh_workspace(t)
+    executor = make_executor(cfg, workspace, f"replay-{secrets.token_hex(3)}")
+    scenario = _scenario_for_checks(t) if any(b.checks for b in blocks) else None
+    run_dir = str(t.get("run_dir") or "")
+    paths = [str(workspace), str(workspace.resolve()), f"{run_dir}/workspace", run_dir, str(t.get("run_id") or "")]
+    reports = []
+    try:
+        executor.start()
+        for block in blocks:
+            result = executor.execute(block.code, "sh" if block.language == "sh" else "python")
+            checks = None  # compared only when the block ran clean again (otherwise the exit code already differs)
+            if block.checks and scenario is not None and result.exit_code == 0:
+                checks = [c.to_dict() for c in run_checks(scenario, executor, result)]
+            report = compare(block, result.exit_code, result.output, paths, checks)
+            reports.append(report)
+            if on_block:
+                on_block(report)
+    finally:
+        executor.stop()
+        shutil.rmtree(workspace, ignore_errors=True)
+    return reports
+
+
+def execute_run(console: Console, t: dict[str, Any], image: str | None = None) -> int:
+    """`replay --execute`: print a line per block (and a short diff when it diverged); 0 only if all match."""
+    cfg = SandboxConfig.model_validate((t.get("scenario") or {}).get("sandbox") or t.get("sandbox") or {})
+    recorded = cfg.image
+    if image:
+        cfg = cfg.model_copy(update={"image": image})
+    blocks = recorded_blocks(t)
+    files = len((t.get("scenario") or {}).get("files") or {})
+    console.print(f"re-executing {len(blocks)} recorded block(s) of {t.get('run_dir')}", soft_wrap=True)
+    where = f"image {cfg.image}" + (f" (recorded: {recorded})" if cfg.image != recorded else "")
+    console.print(f"fresh sandbox: {cfg.kind} {where}; fresh workspace with {files} scenario file(s)", soft_wrap=True)
+    if not blocks:
+        console.print("no code was executed in this run: nothing to compare")
+        return 0
+
+    def show(r: BlockReport) -> None:
+        name = r.block.filename or "block"
+        where = f"{name} (message {r.block.message_index})"
+        if r.matches:
+            console.print(f"  [green]✔ match[/]     {where} exit {r.exit_code}")
+            return
+        console.print(f"  [red]✘ diverged[/]  {where}: {'; '.join(r.problems)}")
+        for line in r.diff:
+            style = "red" if line.startswith("-") else "green" if line.startswith("+") else "dim"
+            console.print(f"      [{style}]{escape(line)}[/]", soft_wrap=True)
+
+    if any(b.checks for b in blocks) and _scenario_for_checks(t) is None:
+        console.print("[yellow]the scenario's checks cannot be re-run here (its pytest file is missing): "
+                      "comparing exit codes and outputs only[/]")
+    reports = replay_blocks(t, cfg, on_block=show)
+    bad = sum(not r.matches for r in reports)
+    color = "green" if not bad else "red"
+    console.print(f"[{color}]{len(reports)} block(s): {len(reports) - bad} match, {bad} diverged[/]")
+    return 0 if not bad else 1

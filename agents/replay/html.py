@@ -1,0 +1,153 @@
+"""One self-contained HTML page per run: a readable chat, code highlighted by pygments, outputs collapsible."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import TextLexer, get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from agents.codeblocks import FENCE
+from agents.replay.show import message_time, model_label, parse_time, totals_label
+
+CSS_FILE = Path(__file__).with_name("page.css")
+SIDE = {"assistant": "left", "task": "right", "human": "right", "execution": "right", "user_proxy": "right"}
+INLINE_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def esc(value: Any) -> str:
+    """HTML-escaped text."""
+    return html.escape(str(value), quote=True)
+
+
+def code_html(code: str, language: str) -> str:
+    """A highlighted code block (inline styles come from the page's .hl CSS)."""
+    try:
+        lexer = get_lexer_by_name(language or "python")
+    except ClassNotFound:
+        lexer = TextLexer()
+    body = highlight(code, lexer, HtmlFormatter(cssclass="hl", nowrap=False))
+    return f'<div class="code" data-language="{esc(language or "python")}">{body}</div>'
+
+
+def text_html(text: str) -> str:
+    """Prose with `inline code`; line breaks kept by CSS."""
+    escaped = INLINE_CODE.sub(r"<code>\1</code>", esc(text.strip("\n")))
+    return f'<div class="text">{escaped}</div>' if escaped.strip() else ""
+
+
+def content_html(content: str | None) -> str:
+    """Message text with its fenced blocks highlighted."""
+    if not content:
+        return '<div class="text empty">(empty)</div>'
+    parts, pos = [], 0
+    for m in FENCE.finditer(content):
+        parts.append(text_html(content[pos:m.start()]))
+        parts.append(code_html(m.group(2), m.group(1).strip().lower()))
+        pos = m.end()
+    parts.append(text_html(content[pos:]))
+    return "".join(parts)
+
+
+def execution_html(e: dict[str, Any]) -> str:
+    """One execution: a status line, then its output in a <details> (open when it failed)."""
+    ok = e.get("exit_code") == 0
+    flags = [f.replace("_", " ") for f in ("timed_out", "truncated", "oom_killed") if e.get(f)]
+    output = e.get("output") or ""
+    lines = output.count("\n") + (1 if output and not output.endswith("\n") else 0)
+    head = (f'<span class="mark">{"✔" if ok else "✘ FAILED"}</span> {esc(e.get("filename") or "block")} · '
+            f'exit {esc(e.get("exit_code"))} · {float(e.get("duration_s") or 0):.2f} s'
+            + "".join(f' <span class="flag">{esc(f)}</span>' for f in flags))
+    return (f'<div class="exec {"ok" if ok else "failed"}" data-exit="{esc(e.get("exit_code"))}">'
+            f'<div class="exec-head">{head}</div>'
+            f'<details class="output"{"" if ok else " open"}><summary>output ({lines} line'
+            f'{"" if lines == 1 else "s"})</summary><pre>{esc(output) or "(no output)"}</pre></details></div>')
+
+
+def checks_html(checks: list[dict[str, Any]]) -> str:
+    """The acceptance checks of a turn, passed or failed."""
+    if not checks:
+        return ""
+    items = []
+    for c in checks:
+        detail = f'<div class="detail">{esc(c["detail"])}</div>' if c.get("detail") else ""
+        verdict = ("pass", "✔") if c.get("passed") else ("fail", "✘")
+        items.append(f'<li class="{verdict[0]}">{verdict[1]} {esc(c.get("name"))}{detail}</li>')
+    return f'<ul class="checks">{"".join(items)}</ul>'
+
+
+def message_html(m: dict[str, Any], started: Any) -> str:
+    """One chat bubble."""
+    role = m.get("role", "user_proxy")
+    meta = [esc(m.get("sender", "?")), esc(role)]
+    when = message_time(m, started)
+    if when:
+        meta.append(esc(when))
+    usage = m.get("usage") or {}
+    tokens = " · ".join(f"{k.replace('_tokens', '')} {v}" for k, v in usage.items()
+                        if k in ("prompt_tokens", "completion_tokens") and v is not None)
+    if tokens:
+        meta.append(f'<span class="tokens">{esc(tokens)} tokens</span>')
+    outcome = m.get("outcome") or {}
+    failed = any(e.get("exit_code") != 0 for e in outcome.get("executions", []))
+    if outcome.get("executions") or outcome.get("checks"):
+        body = ("".join(execution_html(e) for e in outcome.get("executions", [])) + checks_html(outcome.get("checks", []))
+                + f'<details class="feedback"><summary>reply sent to the assistant</summary>'
+                  f'{content_html(m.get("content"))}</details>')
+    else:
+        body = content_html(m.get("content"))
+    classes = f'msg {esc(role)} {SIDE.get(role, "right")}' + (" failed" if failed else "")
+    return (f'<article class="{classes}" data-role="{esc(role)}" data-index="{esc(m.get("index", ""))}">'
+            f'<header class="meta">{" · ".join(meta)}</header>{body}</article>')
+
+
+def header_html(t: dict[str, Any]) -> str:
+    """Scenario, model, status and totals."""
+    scenario = t.get("scenario") or {}
+    status = str(t.get("status", "?"))
+    sandbox = t.get("sandbox") or {}
+    rows = [("model", model_label(t)), ("sandbox", f"{sandbox.get('kind', '?')} {sandbox.get('image', '')}"),
+            ("human input", t.get("human_input_mode", "?")), ("started", t.get("started_at", "?")),
+            ("ended", t.get("ended_at") or "?"), ("totals", totals_label(t)), ("run", t.get("run_dir", "?"))]
+    parent = t.get("parent")
+    if parent:
+        rows.append(("continues", f"{parent.get('run_dir', '?')} ({parent.get('messages', '?')} earlier messages)"))
+    table = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows)
+    note = ('<p class="warn">Recovered from events.jsonl: transcript.json was missing or unusable.</p>'
+            if t.get("recovered_from_events") else "")
+    return (f'<header class="run"><h1>{esc(scenario.get("name", "run"))}</h1>'
+            f'<p class="desc">{esc(scenario.get("description", ""))}</p>'
+            f'<p><span class="status {esc(status)}" id="status">{esc(status)}</span> '
+            f'<span class="reason">{esc(t.get("reason", ""))}</span></p>'
+            f'<table class="facts">{table}</table>{note}'
+            f'<details class="task"><summary>task</summary><div class="text">{esc(scenario.get("task", ""))}</div>'
+            f'</details></header>')
+
+
+def render_html(t: dict[str, Any]) -> str:
+    """The whole page as a string (no external assets: CSS inline, no scripts, no fonts, no images)."""
+    started = parse_time(t.get("started_at"))
+    css = CSS_FILE.read_text(encoding="utf-8") + HtmlFormatter(style="friendly").get_style_defs(".hl")
+    scenario = (t.get("scenario") or {}).get("name", "run")
+    messages = "".join(message_html(m, started) for m in t.get("messages") or [])
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>codeduet · {esc(scenario)} · {esc(t.get('status', '?'))}</title>"
+            f"<style>{css}</style></head><body>{header_html(t)}"
+            f'<main class="chat">{messages}</main>'
+            f'<footer>codeduet transcript {esc(t.get("format", ""))} · run {esc(t.get("run_id", ""))}</footer>'
+            "</body></html>\n")
+
+
+def write_html(t: dict[str, Any], path: Path) -> Path:
+    """Write the page; returns its path."""
+    path = Path(path)
+    if path.parent and not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_html(t), encoding="utf-8")
+    return path

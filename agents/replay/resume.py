@@ -1,0 +1,109 @@
+"""`replay --resume`: continue a saved conversation with the LLM, in a new run folder linked to its parent."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from agents.errors import CodeduetError, ScenarioError
+from agents.transcript import load_transcript
+
+DEFAULT_MESSAGE = ("Let's continue where we stopped. Carry on with the task; "
+                   "if it is already done, say so and reply TERMINATE.")
+BLOCK_FILE = re.compile(r"block\d+\.(py|sh)$")
+SKIP_DIRS = {".codeduet_checks", "__pycache__"}
+MAX_FILE, MAX_TOTAL = 256 * 1024, 2 * 1024 * 1024
+
+
+def full_history(t: dict[str, Any], warn: Any = None) -> list[dict[str, Any]]:
+    """Messages of the whole chain (parents first), as RunOptions.history items."""
+    chain, seen, node = [t], {str(t.get("run_dir"))}, t
+    while node.get("parent"):
+        parent_dir = str((node["parent"] or {}).get("run_dir") or "")
+        if not parent_dir or parent_dir in seen:
+            break
+        try:
+            node = load_transcript(parent_dir, warn=warn)
+        except CodeduetError as exc:
+            if warn:
+                warn(f"parent run not readable, its messages are left out: {exc}")
+            break
+        seen.add(parent_dir)
+        chain.append(node)
+    return [{"role": m.get("role"), "content": m.get("content") or ""}
+            for run in reversed(chain) for m in run.get("messages") or []]
+
+
+def workspace_files(run_dir: Path, warn: Any = None) -> dict[str, str]:
+    """Text files the parent run left in its workspace (not its block files), to seed the new run."""
+    root = Path(run_dir) / "workspace"
+    files: dict[str, str] = {}
+    total, skipped = 0, []
+    for path in sorted(root.rglob("*")) if root.is_dir() else []:
+        rel = path.relative_to(root)
+        # a symlink may point at a host file (the sandbox planted it): never follow it from the host
+        if path.is_symlink() or not path.is_file() or SKIP_DIRS & set(rel.parts) \
+                or BLOCK_FILE.fullmatch(rel.as_posix()):
+            continue
+        try:
+            size = path.stat().st_size
+            text = path.read_text(encoding="utf-8") if size <= MAX_FILE and total + size <= MAX_TOTAL else None
+        except (UnicodeDecodeError, OSError):
+            text = None
+        if text is None:
+            skipped.append(rel.as_posix())
+            continue
+        files[rel.as_posix()] = text
+        total += size
+    if skipped and warn:
+        warn(f"not carried over (binary or too large): {', '.join(skipped[:5])}"
+             + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""))
+    return files
+
+
+def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) -> Any:
+    """The recorded scenario, seeded with the parent's workspace; a scripted model skips its used replies."""
+    from agents.scenario import scenario_from_data
+
+    snap = dict(t.get("scenario") or {})
+    if not snap.get("task"):
+        raise ScenarioError(f"{t.get('run_dir')}: the transcript holds no scenario to resume")
+    source = snap.pop("source", None)
+    path = Path(source) if source and Path(source).is_file() else None
+    snap["files"] = {**(snap.get("files") or {}), **workspace_files(Path(str(t.get("run_dir"))), warn)}
+    inline = snap.get("model")
+    if model is None and isinstance(inline, dict) and inline.get("provider") == "scripted":
+        used = sum(1 for m in t.get("messages") or [] if m.get("role") == "assistant")
+        snap["model"] = {**inline, "replies": list(inline.get("replies") or [])[used:]}
+    return scenario_from_data(snap, {}, f"{t.get('run_dir')}/transcript.json (scenario)", path)
+
+
+def resume_run(console: Console, t: dict[str, Any], *, message: str | None = None, model: str | None = None,
+               max_auto_reply: int | None = None) -> int:
+    """Run the conversation on from its full history; the new run folder links to this one."""
+    from agents.cli import err_console, exit_code_for
+    from agents.conversation import RunOptions, run_scenario
+    from agents.display import ConsoleDisplay
+    from agents.hitl import human_for_mode
+
+    def warn(line: str) -> None:
+        err_console.print(f"[yellow]warning:[/] {line}", soft_wrap=True)
+
+    scenario = scenario_for_resume(t, model, warn)
+    history = full_history(t, warn)
+    run_dir = Path(str(t.get("run_dir")))
+    parent = {"run_id": t.get("run_id"), "run_dir": str(run_dir), "status": t.get("status"),
+              "messages": len(history)}
+    opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=t.get("human_input_mode"),
+                      workspaces=run_dir.parent.parent, history=history, parent=parent,
+                      first_message=message or DEFAULT_MESSAGE)
+    console.print(f"resuming {run_dir} ({len(history)} earlier messages, status {t.get('status')})", soft_wrap=True)
+    result = run_scenario(scenario, opts, display=ConsoleDisplay(console), human=human_for_mode(console))
+    console.print(f"run: {result.run_dir} status={result.status} (continues {run_dir.name})", soft_wrap=True)
+    if result.error is not None:
+        err_console.print(f"[red]error:[/] {result.error}", soft_wrap=True)
+        return result.error.exit_code
+    return exit_code_for(result.status)

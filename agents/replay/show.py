@@ -1,0 +1,102 @@
+"""Rendering a saved run in the terminal: header, one panel per message (code highlighted), totals."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from agents.display import message_panel
+
+STATUS_STYLE = {"success": "bold green", "failed": "bold red", "max_replies": "bold yellow",
+                "interrupted": "bold yellow", "error": "bold red"}
+
+
+def parse_time(value: str | None) -> datetime | None:
+    """An ISO timestamp from a transcript, or None."""
+    try:
+        return datetime.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
+def message_time(message: dict[str, Any], started: datetime | None) -> str | None:
+    """'08:46:30 +0.4s' (wall clock, and seconds since the run started)."""
+    when = parse_time(message.get("time"))
+    if when is None:
+        return None
+    offset = f" +{(when - started).total_seconds():.1f}s" if started else ""
+    return f"{when.strftime('%H:%M:%S')}{offset}"
+
+
+def model_label(t: dict[str, Any]) -> str:
+    """'local (llama_cpp, qwen2.5-coder-...)'."""
+    m = t.get("model") or {}
+    return f"{m.get('name', '?')} ({m.get('provider', '?')}, {m.get('model', '?')})"
+
+
+def totals_label(t: dict[str, Any]) -> str:
+    """One line of counts: turns, executions, failures, tokens, seconds."""
+    tot = t.get("totals") or {}
+    parts = [f"{tot.get('turns', 0)} turns", f"{tot.get('executions', 0)} executions",
+             f"{tot.get('failed_executions', 0)} failed",
+             f"{tot.get('prompt_tokens', 0)}+{tot.get('completion_tokens', 0)} tokens"]
+    if tot.get("seconds") is not None:
+        parts.append(f"{tot['seconds']:.1f} s")
+    return " · ".join(parts)
+
+
+def header_table(t: dict[str, Any]) -> Table:
+    """Scenario, model, sandbox, status and totals as a two-column grid."""
+    scenario = t.get("scenario") or {}
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column()
+    status = t.get("status", "?")
+    rows = [("scenario", f"{scenario.get('name', '?')}" + (f" — {scenario['description']}"
+                                                            if scenario.get("description") else "")),
+            ("model", model_label(t)),
+            ("sandbox", f"{(t.get('sandbox') or {}).get('kind', '?')} {(t.get('sandbox') or {}).get('image', '')}"),
+            ("human input", str(t.get("human_input_mode", "?"))),
+            ("started", str(t.get("started_at", "?"))),
+            ("status", f"[{STATUS_STYLE.get(status, 'bold')}]{status}[/] · {t.get('reason', '')}"),
+            ("totals", totals_label(t)),
+            ("run", str(t.get("run_dir", "?")))]
+    parent = t.get("parent")
+    if parent:
+        rows.append(("continues", f"{parent.get('run_dir', '?')} ({parent.get('messages', '?')} earlier messages)"))
+    for key, value in rows:
+        grid.add_row(key, value)
+    return grid
+
+
+def wait_for_enter(console: Console, index: int, total: int) -> bool:
+    """Block until Enter; False when the person typed q or stdin ended (then the rest is shown at once)."""
+    console.print(f"[dim]message {index + 1}/{total} · Enter: next · q: show the rest[/]", end="")
+    try:
+        answer = input(" ")
+    except EOFError:
+        console.print()
+        return False
+    if not sys.stdin.isatty():
+        console.print()
+    return answer.strip().lower() not in {"q", "quit"}
+
+
+def show_run(console: Console, t: dict[str, Any], step: bool = False) -> None:
+    """Print the whole conversation; with step, wait for Enter between messages."""
+    console.rule("[bold]codeduet replay")
+    console.print(header_table(t))
+    if t.get("recovered_from_events"):
+        console.print("[yellow]recovered from events.jsonl: the transcript.json was missing or unusable[/]")
+    messages = t.get("messages") or []
+    started = parse_time(t.get("started_at"))
+    for i, message in enumerate(messages):
+        if step and i and not wait_for_enter(console, i, len(messages)):
+            step = False
+        console.print(message_panel(message, time=message_time(message, started)))
+    status = t.get("status", "?")
+    console.rule(f"[{STATUS_STYLE.get(status, 'bold')}]{status}[/] · {len(messages)} messages · {totals_label(t)}")
