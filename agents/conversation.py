@@ -70,6 +70,8 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: An
     opts = opts or RunOptions()
     display = display or NullDisplay()
     provider = resolve_model(scenario, opts)
+    if hasattr(provider, "console"):  # an automatic model pull shows its progress bar here
+        provider.console = getattr(display, "console", None)
     provider.check_ready()
     for line in preflight(scenario.sandbox):
         display.info(line)

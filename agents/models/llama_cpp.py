@@ -19,6 +19,17 @@ from agents.protocols import TokenSink, Usage
 INSTALL_HINT = "llama-cpp-python is not installed: run `pip install -e .[local]` or `make setup`"
 
 
+def import_llama_cpp() -> Any:
+    """Import llama_cpp; OpenMP threads wait passively unless the user says otherwise (spinning threads
+    collapse throughput as soon as anything else wants the CPU). Must happen before the first import."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    try:
+        import llama_cpp
+    except ImportError:
+        raise ModelUnavailable(INSTALL_HINT) from None
+    return llama_cpp
+
+
 class LlamaCppConfig(BaseModel):
     """A local llama.cpp model entry."""
 
@@ -65,11 +76,9 @@ def load_model(path: Path, n_ctx: int, n_threads: int) -> LoadedModel:
     with _MODELS_LOCK:
         if key in _MODELS:
             return _MODELS[key]
-        try:
-            import llama_cpp
-            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-        except ImportError:
-            raise ModelUnavailable(INSTALL_HINT) from None
+        llama_cpp = import_llama_cpp()
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
         started = time.perf_counter()
         try:
             llm = llama_cpp.Llama(model_path=key[0], n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
@@ -222,13 +231,14 @@ class LlamaCppProvider:
         return self.config.n_threads or os.cpu_count() or 1
 
     def check_ready(self) -> None:
-        """llama-cpp-python importable, and the model file present (or auto_pull on)."""
-        try:
-            import llama_cpp  # noqa: F401
-        except ImportError:
-            raise ModelUnavailable(INSTALL_HINT) from None
-        if not self.model_path.is_file() and not self.config.auto_pull:
-            raise ModelUnavailable(f"model file {self.model_path} missing: run `python run.py model pull`")
+        """llama-cpp-python importable, and the model file present: pulled now (before any container
+        starts, with a progress bar) when it is missing and auto_pull is on."""
+        import_llama_cpp()
+        path = self.model_path
+        if not path.is_file():
+            if not self.config.auto_pull:
+                raise ModelUnavailable(f"model file {path} missing: run `python run.py model pull`")
+            download.pull_model(path, console=self.console)
 
     def model(self) -> LoadedModel:
         """The loaded model, pulling the file first when it is missing and auto_pull is on."""
