@@ -121,12 +121,12 @@ def run_batch(paths: list[Path], extra_args: list[str], jobs: int) -> int:
 
 
 def list_runs(root: Path, scenario: str | None) -> None:
-    """Table of saved runs: scenario, run, status, turns, time."""
+    """Table of saved runs: scenario, run (its id starts with the start time), status, turns, time."""
     from agents.transcript import load_transcript
 
     table = Table(title=f"runs under {root}")
-    for col in ("scenario", "run", "status", "turns", "executions", "seconds", "started"):
-        table.add_column(col)
+    for col in ("scenario", "run", "status", "turns", "executions", "seconds"):  # the run id holds the start time
+        table.add_column(col, overflow="fold", no_wrap=col in ("run", "status"))
     base = root / scenario if scenario else root
     dirs = sorted(p.parent for p in base.glob("**/events.jsonl"))
     for d in dirs:
@@ -136,5 +136,5 @@ def list_runs(root: Path, scenario: str | None) -> None:
             continue
         tot = t.get("totals") or {}
         table.add_row(d.parent.name, d.name, t.get("status", "?"), str(tot.get("turns", "")),
-                      str(tot.get("executions", "")), str(tot.get("seconds", "")), str(t.get("started_at", ""))[:19])
+                      str(tot.get("executions", "")), str(tot.get("seconds", "")))
     console.print(table if dirs else f"no runs under {base}")
