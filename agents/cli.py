@@ -63,6 +63,15 @@ def summary(result: Any, seconds: float) -> dict[str, Any]:
             "seconds": round(seconds, 3)}
 
 
+def report_result(result: Any, console: Console, note: str = "") -> int:
+    """The closing line `run: <dir> status=<status>`, the error line if any, and the exit code."""
+    console.print(f"run: {result.run_dir} status={result.status}{note}", soft_wrap=True)
+    if result.error is not None:
+        err_console.print(f"[red]error:[/] {result.error}", soft_wrap=True)
+        return result.error.exit_code
+    return exit_code_for(result.status)
+
+
 def run_one(path: Path, opts: Any, as_json: bool, human: Any = None) -> int:
     """Run one scenario in this process; print the closing line or the JSON summary."""
     from agents.conversation import run_scenario
@@ -75,12 +84,11 @@ def run_one(path: Path, opts: Any, as_json: bool, human: Any = None) -> int:
     result = run_scenario(scenario, opts, display=display, human=human)
     if as_json:
         print(json.dumps(summary(result, time.perf_counter() - started)))
-    else:
-        console.print(f"run: {result.run_dir} status={result.status}", soft_wrap=True)
-    if result.error is not None:
-        err_console.print(f"[red]error:[/] {result.error}", soft_wrap=True)
-        return result.error.exit_code
-    return exit_code_for(result.status)
+        if result.error is not None:
+            err_console.print(f"[red]error:[/] {result.error}", soft_wrap=True)
+            return result.error.exit_code
+        return exit_code_for(result.status)
+    return report_result(result, console)
 
 
 def run_batch(paths: list[Path], extra_args: list[str], jobs: int) -> int:

@@ -112,7 +112,7 @@ def read_task(console: Console) -> str:
 def chat_command(console: Console, model: str | None, human: str, max_auto_reply: int,
                  workspace: Path | None) -> int:
     """`run.py chat`: the person types a task, then the loop runs with them in it."""
-    from agents.cli import err_console, exit_code_for
+    from agents.cli import report_result
     from agents.conversation import RunOptions, run_scenario
     from agents.display import ConsoleDisplay
     from agents.scenario import Scenario, UserProxyConfig
@@ -128,8 +128,4 @@ def chat_command(console: Console, model: str | None, human: str, max_auto_reply
                         user_proxy=UserProxyConfig(human_input_mode=mode, max_consecutive_auto_reply=max_auto_reply))
     opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace)
     result = run_scenario(scenario, opts, display=ConsoleDisplay(console), human=human_for_mode(console))
-    console.print(f"run: {result.run_dir} status={result.status}", soft_wrap=True)
-    if result.error is not None:
-        err_console.print(f"[red]error:[/] {result.error}", soft_wrap=True)
-        return result.error.exit_code
-    return exit_code_for(result.status)
+    return report_result(result, console)

@@ -318,7 +318,8 @@ def test_resume_continues_with_full_history_in_a_linked_run_folder(sandbox_image
     assert code == 0, out.getvalue()
     runs = list((workspaces / "resumable").iterdir())  # same-second folder names sort by their random suffix
     assert len(runs) == 2 and parent in runs
-    child = load_transcript(next(r for r in runs if r != parent))
+    child_dir = next(r for r in runs if r != parent)
+    child = load_transcript(child_dir)
     assert child["parent"]["run_dir"] == str(parent) and child["parent"]["messages"] == 4
     assert [m["role"] for m in child["messages"]] == ["task", "assistant", "execution", "assistant"]
     assert child["messages"][0]["content"] == "Now print it in upper case."
@@ -327,6 +328,6 @@ def test_resume_continues_with_full_history_in_a_linked_run_folder(sandbox_image
     assert first_call[0] == "Print the answer." and "Done. TERMINATE" in first_call
     assert first_call[-1] == "Now print it in upper case."
     # the resumed run is itself a saved run: it re-executes and shows its parent
-    assert cli("replay", str(runs[1]), "--execute").returncode == 0
-    shown = cli("replay", str(runs[1])).stdout
+    assert cli("replay", str(child_dir), "--execute").returncode == 0
+    shown = cli("replay", str(child_dir)).stdout
     assert "continues" in shown and "4 earlier messages" in shown

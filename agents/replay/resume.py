@@ -84,7 +84,7 @@ def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) 
 def resume_run(console: Console, t: dict[str, Any], *, message: str | None = None, model: str | None = None,
                max_auto_reply: int | None = None) -> int:
     """Run the conversation on from its full history; the new run folder links to this one."""
-    from agents.cli import err_console, exit_code_for
+    from agents.cli import err_console, report_result
     from agents.conversation import RunOptions, run_scenario
     from agents.display import ConsoleDisplay
     from agents.hitl import human_for_mode
@@ -102,8 +102,4 @@ def resume_run(console: Console, t: dict[str, Any], *, message: str | None = Non
                       first_message=message or DEFAULT_MESSAGE)
     console.print(f"resuming {run_dir} ({len(history)} earlier messages, status {t.get('status')})", soft_wrap=True)
     result = run_scenario(scenario, opts, display=ConsoleDisplay(console), human=human_for_mode(console))
-    console.print(f"run: {result.run_dir} status={result.status} (continues {run_dir.name})", soft_wrap=True)
-    if result.error is not None:
-        err_console.print(f"[red]error:[/] {result.error}", soft_wrap=True)
-        return result.error.exit_code
-    return exit_code_for(result.status)
+    return report_result(result, console, f" (continues {run_dir.name})")
