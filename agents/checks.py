@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from agents.protocols import Executor, ExecResult
+from agents.sandbox.safe_write import write_new_file
 from agents.scenario import Check, FileExists, PytestCheck, Scenario, StdoutContains, StdoutRegex
 
 CHECKS_DIR = ".codeduet_checks"
@@ -59,10 +59,8 @@ def _file_exists(workspace: Path, rel: str, name: str) -> CheckResult:
 
 def _pytest(scenario: Scenario, executor: Executor, check: PytestCheck, name: str) -> CheckResult:
     source = scenario.base_dir / check.pytest
-    dest_dir = executor.workspace / CHECKS_DIR
-    dest_dir.mkdir(exist_ok=True)
-    dest = dest_dir / source.name
-    shutil.copyfile(source, dest)  # fresh copy each time: the code under test cannot tamper with it
+    # fresh copy each time: the code under test cannot tamper with it, nor redirect it with a symlink
+    write_new_file(executor.workspace, f"{CHECKS_DIR}/{source.name}", source.read_text(encoding="utf-8"))
     result = executor.run_command(["python3", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                                    "--no-header", "-rN", f"{CHECKS_DIR}/{source.name}"])
     ok = result.exit_code == 0

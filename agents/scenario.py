@@ -6,7 +6,8 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator,
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo,
+                      field_validator,
                       model_validator)
 
 from agents.errors import ScenarioError
@@ -146,9 +147,12 @@ class SandboxConfig(Strict):
 
     @field_validator("memory", "tmpfs_size")
     @classmethod
-    def _size(cls, v: str) -> str:
+    def _size(cls, v: str, info: ValidationInfo) -> str:
         if not re.fullmatch(r"\d+(\.\d+)?[bkmg]?", str(v).lower()):
             raise ValueError(f"'{v}' is not a size like 512m or 1g")
+        low = "32m" if info.field_name == "memory" else "1m"  # 0 would mean "no limit" to docker
+        if not parse_size(low) <= parse_size(str(v)) <= 1024**4:
+            raise ValueError(f"'{v}' is out of range: use a size between {low} and 1024g, like 512m or 1g")
         return str(v).lower()
 
     @property
@@ -221,6 +225,14 @@ class Scenario(Strict):
     path: Path | None = Field(default=None, exclude=True)
     """Where the scenario was loaded from (not part of the file)."""
 
+    @field_validator("files")
+    @classmethod
+    def _relative(cls, v: dict[str, str]) -> dict[str, str]:
+        for name in v:
+            if not name or Path(name).is_absolute() or ".." in Path(name).parts:
+                raise ValueError(f"file name '{name}' must be a relative path inside the workspace (no '..')")
+        return v
+
     @model_validator(mode="after")
     def _names(self) -> "Scenario":
         if self.name is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", self.name):
@@ -259,12 +271,30 @@ def _shape_hint(data: Any, lines: dict[Loc, int], origin: str) -> None:
 
     if "termination" in data:
         walk_pred(data["termination"], ("termination",))
+        _check_callables(data["termination"], ("termination",), lines, origin)
     for i, check in enumerate(data.get("checks") or []):
         loc = ("checks", i)
         if not isinstance(check, dict) or len(check) != 1 or next(iter(check)) not in CHECK_KEYS:
             key = next(iter(check)) if isinstance(check, dict) and check else ""
             raise ScenarioError(f"{origin}:{lines.get(loc + (key,), lines.get(loc, '?'))}: checks.{i}: "
                                 f"unknown check '{key}' (known: {', '.join(sorted(CHECK_KEYS))})")
+
+
+def _check_callables(node: Any, loc: Loc, lines: dict[Loc, int], origin: str) -> None:
+    """A `callable:` predicate must import now, not after the sandbox has started."""
+    from agents.errors import BadInputError
+    from agents.registry import import_dotted
+
+    (key, value), = node.items()
+    if key in ("any", "all") and isinstance(value, list):
+        for i, sub in enumerate(value):
+            _check_callables(sub, loc + (key, i), lines, origin)
+    elif key == "callable" and isinstance(value, str):
+        try:
+            import_dotted(value, "termination callable")
+        except BadInputError as exc:
+            raise ScenarioError(f"{origin}:{lines.get(loc + (key,), '?')}: {'.'.join(map(str, loc + (key,)))}: "
+                                f"{exc}; fix the path or make the module importable (PYTHONPATH)") from None
 
 
 def scenario_from_data(data: Any, lines: dict[Loc, int], origin: str, path: Path | None) -> Scenario:

@@ -156,7 +156,7 @@ def load_transcript(target: str | Path, warn: Any = None) -> dict[str, Any]:
             data = json.loads(tpath.read_text(encoding="utf-8"))
             if not isinstance(data, dict) or data.get("format") != FORMAT:
                 fmt = data.get("format") if isinstance(data, dict) else None
-                problem = f"{tpath}: format {fmt!r} is not {FORMAT!r}"
+                problem = f"{tpath}: format {fmt!r} is not {FORMAT!r}: {_format_hint(fmt)}"
             else:
                 data.setdefault("run_dir", str(run_dir))
                 return data
@@ -174,4 +174,16 @@ def load_transcript(target: str | Path, warn: Any = None) -> dict[str, Any]:
                 warn(f"{problem or f'{tpath}: missing'}; recovered {len(data['messages'])} messages from {epath}")
             data.setdefault("run_dir", str(run_dir))
             return data
+    if problem and problem.endswith("(truncated?)"):
+        problem += " and there is no events.jsonl to recover from: re-run the scenario"
     raise TranscriptError(problem or f"{target}: neither a transcript.json nor an events.jsonl of format {FORMAT}")
+
+
+def _format_hint(fmt: Any) -> str:
+    """What to do about a transcript of another format."""
+    prefix, _, version = str(fmt).rpartition("/")
+    if prefix == FORMAT.rpartition("/")[0] and version.isdigit():
+        newer = int(version) > int(FORMAT.rpartition("/")[2])
+        return "it was written by a newer codeduet; upgrade codeduet to read it" if newer else \
+            "it was written by an older codeduet; read it with that version"
+    return "not a codeduet transcript"

@@ -46,6 +46,9 @@ def parse_yaml(text: str, origin: str, error: type[BadInputError] = BadInputErro
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = f":{mark.line + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+        if context and start and mark and start.line != mark.line:
+            problem += f" ({context} that starts at line {start.line + 1})"
         raise error(f"{origin}{line}: YAML syntax error: {problem}") from None
     lines: dict[Loc, int] = {}
     if node is not None:

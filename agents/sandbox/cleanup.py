@@ -21,7 +21,8 @@ def _alive(pid: int) -> bool:
 
 def codeduet_containers(client: Any) -> list[Any]:
     """Every container (running or not) carrying the codeduet run label."""
-    return client.containers.list(all=True, filters={"label": LABEL})
+    # ignore_removed: other runs remove their containers while the list is being inspected
+    return client.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True)
 
 
 def is_orphan(container: Any) -> bool:

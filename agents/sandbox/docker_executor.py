@@ -13,6 +13,7 @@ from typing import Any
 from agents.errors import DockerUnavailable
 from agents.protocols import ExecResult
 from agents.sandbox.output import BoundedOutput
+from agents.sandbox.safe_write import write_new_file
 from agents.scenario import SandboxConfig
 
 LABEL = "org.codeduet.run"
@@ -21,6 +22,10 @@ LABEL_HOST = "org.codeduet.host"
 SANDBOX_UID = 1000
 RUNNERS = {"python": ["python3", "-u"], "sh": ["sh"]}
 SUFFIX = {"python": ".py", "sh": ".sh"}
+KEEPALIVE = ("import os, time\nwhile True:\n    try:\n        os.waitpid(-1, 0)\n"
+             "    except ChildProcessError:\n        time.sleep(0.2)\n")
+"""PID 1 of the container: stays up and reaps orphans, so killed processes do not pile up as zombies
+(`sleep infinity` never reaps them, and they would hold the pids limit for the rest of the run)."""
 
 
 def hardening(cfg: SandboxConfig) -> dict[str, Any]:
@@ -53,6 +58,7 @@ class DockerExecutor:
         self.client: Any = None
         self.image_id: str | None = None
         self.counter = 0
+        self._oom_kills = 0
         self._lock = threading.Lock()
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -71,7 +77,7 @@ class DockerExecutor:
         labels = {LABEL: self.run_id, LABEL_PID: str(os.getpid()), LABEL_HOST: socket.gethostname()}
         try:
             self.container = self.client.containers.run(
-                self.cfg.image, command=["sleep", "infinity"], detach=True, name=f"codeduet-{self.run_id}",
+                self.cfg.image, command=["python3", "-c", KEEPALIVE], detach=True, name=f"codeduet-{self.run_id}",
                 labels=labels, working_dir="/workspace", init=False,
                 volumes={str(self.workspace): {"bind": "/workspace", "mode": "rw"}}, **hardening(self.cfg))
         except Exception as exc:  # docker.errors.* and connection errors alike
@@ -97,10 +103,8 @@ class DockerExecutor:
         """Write the block to the workspace and run it under the timeout."""
         self.counter += 1
         filename = f"block{self.counter:02d}{SUFFIX[language]}"
-        path = self.workspace / filename
-        path.write_text(code, encoding="utf-8")
-        if os.geteuid() == 0:
-            os.chown(path, SANDBOX_UID, SANDBOX_UID)
+        # never write through a symlink an earlier block planted at this name (it could point at a host file)
+        write_new_file(self.workspace, filename, code, SANDBOX_UID if os.geteuid() == 0 else None)
         result = self.run_command([*RUNNERS[language], filename])
         result.filename = filename
         result.language = language
@@ -130,7 +134,8 @@ class DockerExecutor:
         if timed_out or exit_code is None:
             self._kill_all()
             exit_code = 124 if exit_code is None else exit_code
-        oom = (exit_code == 137 and not timed_out) or "MemoryError" in out.text()[-2000:]
+        oom = exit_code != 0 and not timed_out and (
+            (exit_code == 137 and self._new_oom_kill()) or "MemoryError" in out.text()[-2000:])
         text = out.text()
         if timed_out:
             text += f"\n[codeduet: timed out after {limit:g} s; every process of the block was killed]"
@@ -142,16 +147,26 @@ class DockerExecutor:
     def _watch(self, exec_id: str, started: float, limit: float, done: threading.Event) -> None:
         """Kill stragglers: past the deadline, or background children still holding the output pipe."""
         while not done.wait(0.25):
-            if time.perf_counter() - started > limit + 5:
-                self._kill_all()
-                return
-            try:
-                running = self.client.api.exec_inspect(exec_id).get("Running", False)
-            except Exception:
-                return
-            if not running and not done.wait(0.5):
-                self._kill_all()
-                return
+            if time.perf_counter() - started <= limit + 5:
+                try:
+                    running = self.client.api.exec_inspect(exec_id).get("Running", False)
+                except Exception:
+                    return
+                if running or done.wait(0.5):
+                    continue
+            self._kill_all()  # repeated until the output stream ends, should one kill not get through
+            done.wait(2)
+
+    def _new_oom_kill(self) -> bool:
+        """Whether the kernel OOM-killed something since the last look (a plain SIGKILL also exits 137)."""
+        try:
+            _, raw = self.container.exec_run(["cat", "/sys/fs/cgroup/memory/memory.oom_control",
+                                              "/sys/fs/cgroup/memory.events"], user=hardening(self.cfg)["user"])
+            count = next(int(line.split()[1]) for line in raw.decode().splitlines() if line.startswith("oom_kill "))
+        except Exception:  # counter not readable: trust the exit code
+            return True
+        new, self._oom_kills = count > self._oom_kills, count
+        return new
 
     def _kill_all(self) -> None:
         """SIGKILL every process of the sandbox user except PID 1 (the container's keep-alive)."""

@@ -1,0 +1,165 @@
+"""run.py as a real subprocess: exit codes, the --json summary, the closing line, runs, sandbox status|clean, batches."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import py
+from tests.sandbox_helpers import ROOT, containers_under, no_leftover_containers, run_cli  # noqa: F401
+
+pytestmark = pytest.mark.docker
+
+CLOSING = re.compile(r"^run: (?P<dir>\S+) status=(?P<status>\w+)$")
+
+
+def closing_line(stdout: str) -> re.Match:
+    last = stdout.rstrip().splitlines()[-1]
+    m = CLOSING.match(last)
+    assert m, f"no closing line in: {last!r}"
+    return m
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    return tmp_path / "ws"
+
+
+def test_success_exits_0_with_the_closing_line(sandbox_image, scenario_file, ws):
+    proc = run_cli("run", str(scenario_file([py("print(6 * 7)")], name="ok")), "--workspace", str(ws))
+    assert proc.returncode == 0, proc.stderr
+    m = closing_line(proc.stdout)
+    assert m["status"] == "success"
+    run_dir = Path(m["dir"])
+    assert run_dir.parent == ws / "ok" and (run_dir / "transcript.json").is_file()
+    assert "42" in proc.stdout  # the conversation was shown
+
+
+@pytest.mark.parametrize("replies,extra,status", [
+    ([py("raise SystemExit(3)")] * 3, {"user_proxy": {"max_consecutive_auto_reply": 1}}, "max_replies"),
+    ([py("raise SystemExit(3)"), "I give up. TERMINATE"], {"termination": {"contains": "TERMINATE"}}, "failed"),
+], ids=["max_replies", "failed"])
+def test_a_run_that_does_not_succeed_exits_1(sandbox_image, scenario_file, ws, replies, extra, status):
+    proc = run_cli("run", str(scenario_file(replies, name="nope", **extra)), "--workspace", str(ws))
+    assert proc.returncode == 1, proc.stderr
+    assert closing_line(proc.stdout)["status"] == status
+
+
+def test_bad_input_exits_2(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("task: x\nsandbox:\n  timout: 5\n")
+    proc = run_cli("run", str(bad))
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"error: {bad}:3: sandbox.timout: unknown key 'timout'"
+    assert proc.stdout == ""
+
+
+def test_environment_problem_exits_3(scenario_file, tmp_path, ws):
+    proc = run_cli("run", str(scenario_file([py("print(1)")])), "--workspace", str(ws), "--json",
+                   env={"DOCKER_HOST": f"unix://{tmp_path}/missing.sock"})
+    assert proc.returncode == 3
+    assert proc.stdout == ""
+    assert proc.stderr.startswith(f"error: Docker daemon not reachable at unix://{tmp_path}/missing.sock")
+
+
+def test_json_summary(sandbox_image, scenario_file, ws):
+    proc = run_cli("run", str(scenario_file([py("1 / 0"), py("print('fixed')")], name="js")),
+                   "--workspace", str(ws), "--json")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1  # nothing but the summary on stdout
+    data = json.loads(lines[0])
+    assert {"run_dir", "status", "turns", "executions", "tokens", "seconds"} <= set(data)
+    assert data["status"] == "success" and data["turns"] == 2 and data["executions"] == 2
+    assert isinstance(data["tokens"], int) and isinstance(data["seconds"], float) and data["seconds"] > 0
+    assert Path(data["run_dir"]).parent == ws / "js"
+    transcript = json.loads((Path(data["run_dir"]) / "transcript.json").read_text())
+    assert transcript["status"] == data["status"] and transcript["totals"]["executions"] == 2
+
+
+def test_runs_lists_saved_runs(sandbox_image, scenario_file, ws):
+    a = json.loads(run_cli("run", str(scenario_file([py("print(1)")], name="alpha")), "--workspace", str(ws),
+                           "--json").stdout)
+    b = json.loads(run_cli("run", str(scenario_file([py("raise SystemExit(1)")] * 2, name="beta",
+                                                    user_proxy={"max_consecutive_auto_reply": 1})),
+                           "--workspace", str(ws), "--json").stdout)
+    proc = run_cli("runs", "--workspace", str(ws))
+    assert proc.returncode == 0, proc.stderr
+    rows = {line.split("│")[2].strip(): line for line in proc.stdout.splitlines() if line.count("│") >= 7}
+    assert Path(a["run_dir"]).name in rows and Path(b["run_dir"]).name in rows
+    assert "alpha" in rows[Path(a["run_dir"]).name] and "success" in rows[Path(a["run_dir"]).name]
+    assert "beta" in rows[Path(b["run_dir"]).name] and "max_replies" in rows[Path(b["run_dir"]).name]
+    only = run_cli("runs", "alpha", "--workspace", str(ws))
+    assert Path(a["run_dir"]).name in only.stdout and Path(b["run_dir"]).name not in only.stdout
+    empty = run_cli("runs", "--workspace", str(ws / "nothing"))
+    assert empty.returncode == 0 and "no runs under" in empty.stdout
+
+
+def test_sandbox_status(sandbox_image):
+    proc = run_cli("sandbox", "status", "--image", sandbox_image)
+    assert proc.returncode == 0, proc.stderr
+    assert "docker: reachable" in proc.stdout
+    assert f"image: {sandbox_image} present" in proc.stdout
+    limits = next(line for line in proc.stdout.splitlines() if line.startswith("limits"))
+    user = "user=1000:1000" if os.geteuid() == 0 else f"user={os.getuid()}:{os.getgid()}"
+    for item in ("network_mode=none", "read_only=True", "cap_drop=['ALL']", "security_opt=['no-new-privileges']",
+                 "pids_limit=128", "mem_limit=512m", user):
+        assert item in limits, limits
+    assert re.search(r"containers: \d+ codeduet container\(s\) present", proc.stdout)
+    missing = run_cli("sandbox", "status", "--image", "codeduet-no-such-image:v0")
+    assert missing.returncode == 3
+    assert "image: codeduet-no-such-image:v0 missing: run `python run.py sandbox build`" in missing.stdout
+
+
+ORPHAN = textwrap.dedent("""
+    import os, sys
+    sys.path.insert(0, {root!r})
+    from pathlib import Path
+    from agents.sandbox.docker_executor import DockerExecutor
+    from agents.scenario import SandboxConfig
+    ex = DockerExecutor(SandboxConfig(image={image!r}), Path({ws!r}))
+    ex.start()
+    print(ex.container.name, flush=True)
+    os._exit(0)  # dies without stop(): the container is orphaned
+""")
+
+
+def test_sandbox_clean_removes_orphans(sandbox_image, tmp_path):
+    script = ORPHAN.format(root=str(ROOT), image=sandbox_image, ws=str(tmp_path / "orphan-ws"))
+    name = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.strip()
+    assert containers_under(tmp_path) == [name]
+    proc = run_cli("sandbox", "clean")
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(rf"removed \d+ container\(s\): .*{name}", proc.stdout), proc.stdout
+    assert containers_under(tmp_path) == []
+
+
+def test_batch_prints_a_summary_table(sandbox_image, scenario_file, ws):
+    good = scenario_file([py("print('good')")], name="good")
+    bad = scenario_file([py("raise SystemExit(2)")] * 2, name="bad", user_proxy={"max_consecutive_auto_reply": 1})
+    proc = run_cli("run", str(good), str(bad), "--jobs", "2", "--workspace", str(ws))
+    assert proc.returncode == 1, proc.stderr
+    out = proc.stdout
+    assert "batch summary" in out
+    table = [line for line in out.splitlines() if line.count("│") >= 5]
+    assert any("good.yaml" in row and "success" in row for row in table), out
+    assert any("bad.yaml" in row and "max_replies" in row for row in table), out
+    assert out.rstrip().splitlines()[-1] == "batch: 1/2 succeeded"
+    assert len(list(ws.glob("*/*/transcript.json"))) == 2
+
+
+def test_batch_with_a_bad_file_runs_nothing(scenario_file, tmp_path, ws):
+    good = scenario_file([py("print('good')")], name="good")
+    bad = tmp_path / "broken.yaml"
+    bad.write_text("task: [unclosed\n")
+    proc = run_cli("run", str(good), str(bad), "--workspace", str(ws))
+    assert proc.returncode == 2
+    assert f"error: {bad}:2: YAML syntax error" in proc.stderr
+    assert not ws.exists()
