@@ -17,9 +17,12 @@ STYLE = {"task": "cyan", "assistant": "green", "execution": "yellow", "human": "
 
 
 class NullDisplay:
-    """Shows nothing (--json, batch workers, benchmarks)."""
+    """Shows no conversation (--json, batch workers, benchmarks); notices still go to stderr."""
 
-    def info(self, line: str) -> None: ...
+    def info(self, line: str) -> None:
+        """One notice (e.g. an orphaned container removed), on stderr so stdout stays machine-readable."""
+        Console(stderr=True, highlight=False).print(line, soft_wrap=True)
+
     def run_started(self, scenario: Any, model: dict[str, Any], run_dir: Path) -> None: ...
     def run_finished(self, status: str, reason: str, run_dir: Path) -> None: ...
     def on_token(self, text: str) -> None: ...

@@ -114,7 +114,7 @@ def test_sandbox_image_missing(tmp_path):
     text = f"task: x\n{SCRIPTED}sandbox: {{image: 'codeduet-no-such-image:v0'}}\n"
     proc, _, ws = run_yaml(tmp_path, text)
     assert proc.returncode == 3, proc.stderr
-    assert error_line(proc) == "sandbox image codeduet-no-such-image:v0 not found: run `python run.py sandbox build`"
+    assert error_line(proc) == "sandbox image codeduet-no-such-image:v0 not found: run `python run.py sandbox build --image codeduet-no-such-image:v0`"
     assert no_run_folder(ws)
 
 
@@ -151,6 +151,17 @@ def test_model_file_corrupt(tmp_path, sandbox_image):
     assert line.endswith("check the file with `python run.py model status` or pull it again")
     transcript = json.loads(next(ws.rglob("transcript.json")).read_text())
     assert transcript["status"] == "error" and "cannot load" in transcript["reason"]
+
+
+def test_model_file_not_gguf_fails_before_any_container(tmp_path):
+    model = tmp_path / "notes.gguf"
+    model.write_text("this is not a model")
+    text = f"task: x\nmodel: {{provider: llama_cpp, model_path: '{model}', auto_pull: false}}\n"
+    proc, _, ws = run_yaml(tmp_path, text)
+    assert proc.returncode == 3, proc.stderr
+    assert error_line(proc) == (f"model file {model} is not a GGUF file (corrupt or wrong file): "
+                                "run `python run.py model pull` or fix model_path")
+    assert no_run_folder(ws)
 
 
 def test_unknown_model_name(tmp_path):

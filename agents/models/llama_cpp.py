@@ -239,6 +239,10 @@ class LlamaCppProvider:
             if not self.config.auto_pull:
                 raise ModelUnavailable(f"model file {path} missing: run `python run.py model pull`")
             download.pull_model(path, console=self.console)
+        with open(path, "rb") as fh:
+            if fh.read(4) != b"GGUF":
+                raise ModelUnavailable(f"model file {path} is not a GGUF file (corrupt or wrong file): "
+                                       "run `python run.py model pull` or fix model_path")
 
     def model(self) -> LoadedModel:
         """The loaded model, pulling the file first when it is missing and auto_pull is on."""

@@ -91,7 +91,8 @@ def ensure_image(tag: str = IMAGE_DEFAULT, client: docker.DockerClient | None = 
     """The id of the local image `tag`; ImageMissing if absent (never pulls)."""
     status = image_status(tag, client)
     if not status["exists"]:
-        raise ImageMissing(f"sandbox image {tag} not found: {BUILD_HINT}")
+        hint = BUILD_HINT if tag == IMAGE_DEFAULT else BUILD_HINT.replace("build`", f"build --image {tag}`")
+        raise ImageMissing(f"sandbox image {tag} not found: {hint}")
     return status["id"]
 
 
