@@ -98,10 +98,13 @@ def run_batch(paths: list[Path], extra_args: list[str], jobs: int) -> int:
     for p in paths:  # validate everything before starting anything
         load_scenario(p)
     run_py = Path(__file__).resolve().parent.parent / "run.py"
+    env = dict(os.environ)
+    if jobs > 1:  # llama.cpp's spinning OpenMP threads collapse when several runs share the cores
+        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
     def one(path: Path) -> dict[str, Any]:
         proc = subprocess.run([sys.executable, str(run_py), "run", str(path), "--json", *extra_args],
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, env=env)
         try:
             data = json.loads(proc.stdout.strip().splitlines()[-1])
         except (IndexError, json.JSONDecodeError):

@@ -20,9 +20,7 @@ INSTALL_HINT = "llama-cpp-python is not installed: run `pip install -e .[local]`
 
 
 def import_llama_cpp() -> Any:
-    """Import llama_cpp; OpenMP threads wait passively unless the user says otherwise (spinning threads
-    collapse throughput as soon as anything else wants the CPU). Must happen before the first import."""
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    """Import llama_cpp, or say in one line how to install it."""
     try:
         import llama_cpp
     except ImportError:
