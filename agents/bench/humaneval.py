@@ -1,0 +1,232 @@
+"""`bench humaneval`: pass@1 of one assistant turn vs the self-debug loop, interleaved per problem, resumable.
+
+Each problem becomes a Scenario (humaneval_scenario) run by the ordinary run_scenario; the loop sees only
+execution errors and the docstring's own examples. The hidden check() runs afterwards, in a fresh sandbox
+container (humaneval_score), and only to score.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
+
+from agents.bench.humaneval_problem import ModelFor, Strategy, run_mode
+from agents.bench.humaneval_scenario import PROMPT_VERSION, load_problems
+from agents.bench.humaneval_stats import summarize, summary_table
+from agents.bench.humaneval_visible import validated_examples
+from agents.errors import BadInputError
+from agents.paths import PROJECT_ROOT
+from agents.prompts import PROMPT_VERSION as FEEDBACK_VERSION
+from agents.sandbox import make_executor
+from agents.scenario import SandboxConfig
+
+RESULTS, SUMMARY, META, VISIBLE = "results.jsonl", "summary.json", "meta.json", "visible_tests.json"
+
+
+@dataclass
+class BenchConfig:
+    """What one `bench humaneval` invocation does."""
+
+    limit: int | None = None
+    offset: int = 0
+    mode: str = "both"
+    max_auto_reply: int = 3
+    model: str | None = None
+    out: Path | None = None
+    resume: bool = False
+    restarts: int = 0
+    """Loop only: sampled fresh conversations after the greedy one fails its docstring examples."""
+
+    @property
+    def strategy(self) -> Strategy:
+        """The loop's budget."""
+        return Strategy(max_auto_reply=self.max_auto_reply, restarts=self.restarts)
+
+    @property
+    def modes(self) -> list[str]:
+        """The modes to run, in the order used for even problem indexes."""
+        if self.mode not in ("single", "loop", "both"):
+            raise BadInputError(f"--mode {self.mode!r}: use single, loop or both")
+        return ["single", "loop"] if self.mode == "both" else [self.mode]
+
+
+def machine() -> dict[str, Any]:
+    """Cores, CPU model and OS of this machine."""
+    cpu = platform.processor() or ""
+    try:
+        cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                    if ln.startswith("model name")), cpu)
+    except OSError:
+        pass
+    return {"cores": os.cpu_count(), "cpu": cpu, "platform": platform.platform(), "python": platform.python_version()}
+
+
+def git_commit() -> str | None:
+    """HEAD of the project, with '+dirty' when the tree has changes."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT_ROOT, capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                               timeout=10).stdout.strip()
+        return (head + ("+dirty" if dirty else "")) or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def resolve_out(cfg: BenchConfig) -> Path:
+    """The output folder: --out, the latest bench-out/humaneval-* for --resume, or a new timestamped one."""
+    root = PROJECT_ROOT / "bench-out"
+    if cfg.out is not None:
+        out = Path(cfg.out)
+    elif cfg.resume:
+        previous = sorted(root.glob("humaneval-*"))
+        if not previous:
+            raise BadInputError(f"--resume: no earlier run under {root}; pass --out DIR")
+        out = previous[-1]
+    else:
+        out = root / f"humaneval-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    if (out / RESULTS).is_file() and not cfg.resume:
+        raise BadInputError(f"{out} already holds results: add --resume to continue it, or choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def read_records(out: Path) -> list[dict[str, Any]]:
+    """Records of finished (problem, mode) pairs; a line cut by a kill is ignored."""
+    path = out / RESULTS
+    records = []
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return records
+
+
+def _append(out: Path, record: dict[str, Any]) -> None:
+    with open(out / RESULTS, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def check_meta(out: Path, cfg: BenchConfig, meta: dict[str, Any]) -> None:
+    """On resume, refuse settings that would mix two different experiments in one results file."""
+    path = out / META
+    if path.is_file():
+        old = json.loads(path.read_text(encoding="utf-8"))
+        for key in ("mode", "max_auto_reply", "model", "restarts", "prompt_version"):
+            if old.get(key) != meta.get(key):
+                raise BadInputError(f"--resume: {out} was run with {key}={old.get(key)!r}, not {meta.get(key)!r}")
+        meta["started_at"] = old.get("started_at", meta["started_at"])
+        meta["resumed_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+
+
+def examples_for(problems: list[dict[str, Any]], out: Path, sandbox: SandboxConfig) -> dict[str, Any]:
+    """Visible tests per task, validated once in the sandbox and cached in visible_tests.json."""
+    path = out / VISIBLE
+    cached = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    missing = [p for p in problems if p["task_id"] not in cached]
+    if missing:
+        executor = make_executor(sandbox, out / "scoring" / "_validate", "he-validate")
+        try:
+            executor.start()
+            cached.update(validated_examples(missing, executor))
+        finally:
+            executor.stop()
+        path.write_text(json.dumps(cached, indent=1), encoding="utf-8")
+    return cached
+
+
+def run_bench(console: Console, cfg: BenchConfig, model_for: ModelFor | None = None,
+              problems: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Run (or resume) the benchmark; returns the summary (also written to summary.json).
+
+    model_for(problem, mode) may give each scenario its own model entry (tests use scripted replies);
+    problems overrides the --limit/--offset slice."""
+    modes = cfg.modes
+    problems = problems if problems is not None else load_problems(cfg.limit, cfg.offset)
+    out = resolve_out(cfg)
+    meta = {"mode": cfg.mode, "max_auto_reply": cfg.max_auto_reply, "model": cfg.model, "restarts": cfg.restarts,
+            "strategy": asdict(cfg.strategy), "prompt_version": PROMPT_VERSION,
+            "feedback_prompt_version": FEEDBACK_VERSION, "limit": cfg.limit, "offset": cfg.offset,
+            "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "commit": git_commit(),
+            "machine": machine(), "model_info": _model_info(cfg.model) if model_for is None else "per-problem"}
+    check_meta(out, cfg, meta)
+    visible = examples_for(problems, out, SandboxConfig())
+    records = read_records(out)
+    done = {(r["task_id"], r["mode"]) for r in records}
+    todo = [p for p in problems if any((p["task_id"], m) not in done for m in modes)]
+    console.print(f"HumanEval: {len(problems)} problems, mode {cfg.mode}, max_auto_reply {cfg.max_auto_reply}, "
+                  f"{len(problems) - len(todo)} already done; output in {out}", soft_wrap=True)
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
+    try:
+        with Progress(*columns, console=console, speed_estimate_period=24 * 3600) as progress:
+            bar = progress.add_task("humaneval", total=len(problems), completed=len(problems) - len(todo),
+                                    rate=_rate(records))
+            for problem in todo:
+                order = modes if int(problem["task_id"].split("/")[-1]) % 2 == 0 else modes[::-1]
+                line = []
+                for mode in order:
+                    if (problem["task_id"], mode) in done:
+                        continue
+                    record = run_mode(problem, visible[problem["task_id"]], mode, cfg.strategy, out, cfg.model,
+                                      model_for)
+                    _append(out, record)
+                    records.append(record)
+                    line.append(f"{mode} {'[green]✔[/]' if record['passed'] else '[red]✘[/]'} "
+                                f"({record['turns']} turn{'s' * (record['turns'] != 1)}, {record['seconds']:.0f}s)")
+                progress.console.print(f"{problem['task_id']:>14}  " + "  ".join(line))
+                progress.update(bar, advance=1, rate=_rate(records))
+    finally:
+        summary = _write_summary(out, records, meta)
+    console.print(summary_table(summary))
+    console.print(f"results: {out / RESULTS}\nsummary: {out / SUMMARY}", soft_wrap=True)
+    return summary
+
+
+def _rate(records: list[dict[str, Any]]) -> str:
+    parts = []
+    for mode in ("single", "loop"):
+        rows = [r for r in records if r["mode"] == mode]
+        if rows:
+            parts.append(f"{mode} {100 * sum(r['passed'] for r in rows) / len(rows):.0f}%")
+    return " ".join(parts) or "-"
+
+
+def _model_info(model: str | None) -> dict[str, Any]:
+    from agents.models.config import build_provider
+
+    try:
+        return build_provider(model).describe()
+    except Exception as exc:  # describing is best effort; the run itself reports real problems
+        return {"name": model, "error": str(exc).splitlines()[0]}
+
+
+def _write_summary(out: Path, records: list[dict[str, Any]], meta: dict[str, Any]) -> dict[str, Any]:
+    summary = {"meta": meta, **summarize(records)}
+    (out / SUMMARY).write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    return summary
+
+
+def main(console: Console, *, limit: int | None, offset: int, mode: str, max_auto_reply: int, model: str | None,
+         out: Path | None, resume: bool) -> int:
+    """CLI entry: run the benchmark, print the table; 0 when every selected problem was run and scored."""
+    cfg = BenchConfig(limit=limit, offset=offset, mode=mode, max_auto_reply=max_auto_reply, model=model, out=out,
+                      resume=resume)
+    run_bench(console, cfg)
+    return 0
+

@@ -1,0 +1,163 @@
+"""Scenario benchmark: run every scenarios/*.yaml that uses the local model; success rate and mean turns.
+
+    python -m agents.bench.scenarios_eval [--n 2] [--only primes,word_frequency] [--out results.json]
+
+Each run goes through agents.conversation.run_scenario (real AG2 loop, real sandbox) with a NullDisplay and a
+private workspaces folder, so the numbers measure the product as shipped: the prompt, the feedback and the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from agents.paths import PROJECT_ROOT
+
+SCENARIOS_DIR = PROJECT_ROOT / "scenarios"
+LOCAL_PROVIDER = "llama_cpp"
+
+
+def model_provider_of(scenario: Any, override: str | None = None) -> str | None:
+    """The provider name the scenario would run with (inline entry, configs/llm.yaml name, or the default)."""
+    from agents.models.config import load_models_file
+
+    spec = override if override is not None else scenario.model
+    if isinstance(spec, dict):
+        return str(spec.get("provider"))
+    models, _, _ = load_models_file()
+    entry = models.models.get(spec or models.default)
+    return str(entry.get("provider")) if entry else None
+
+
+def select_scenarios(folder: Path = SCENARIOS_DIR, only: list[str] | None = None,
+                     model: str | None = None) -> list[Any]:
+    """Scenarios in `folder` that use the local model (with --model: every one that names no inline model)."""
+    from agents.scenario import load_scenario
+
+    chosen = []
+    for path in sorted(folder.glob("*.yaml")):
+        scenario = load_scenario(path)
+        if only and scenario.name not in only and path.stem not in only:
+            continue
+        if model is not None:
+            if not isinstance(scenario.model, dict):
+                chosen.append(scenario)
+        elif model_provider_of(scenario) == LOCAL_PROVIDER:
+            chosen.append(scenario)
+    return chosen
+
+
+def run_one(scenario: Any, workspaces: Path, model: str | None = None,
+            max_auto_reply: int | None = None) -> dict[str, Any]:
+    """One run of one scenario; a row of the table."""
+    from agents.conversation import RunOptions, run_scenario
+    from agents.display import NullDisplay
+
+    started = time.perf_counter()
+    result = run_scenario(scenario, RunOptions(model=model, max_auto_reply=max_auto_reply, workspaces=workspaces),
+                          NullDisplay())
+    totals = result.totals
+    messages = json.loads(result.transcript.read_text(encoding="utf-8")).get("messages", [])
+    cut = sum(1 for m in messages if ((m.get("usage") or {}).get("extra") or {}).get("finish_reason") == "length")
+    return {"scenario": scenario.name, "status": result.status, "turns": totals.get("turns", 0),
+            "executions": totals.get("executions", 0), "failed_executions": totals.get("failed_executions", 0),
+            "completion_tokens": totals.get("completion_tokens", 0), "cut_replies": cut,
+            "seconds": round(time.perf_counter() - started, 1), "run_dir": str(result.run_dir),
+            "reason": result.reason}
+
+
+def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Success rate and mean turns over all runs (and per scenario)."""
+    if not rows:
+        return {"runs": 0, "successes": 0, "success_rate": 0.0, "mean_turns": 0.0, "seconds": 0.0}
+    ok = [r for r in rows if r["status"] == "success"]
+    per: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        per.setdefault(r["scenario"], []).append(r)
+    return {
+        "runs": len(rows), "successes": len(ok), "success_rate": round(len(ok) / len(rows), 3),
+        "mean_turns": round(statistics.mean(r["turns"] for r in rows), 2),
+        "mean_turns_success": round(statistics.mean(r["turns"] for r in ok), 2) if ok else None,
+        "seconds": round(sum(r["seconds"] for r in rows), 1),
+        "per_scenario": {name: {"success_rate": round(sum(r["status"] == "success" for r in rs) / len(rs), 3),
+                                "mean_turns": round(statistics.mean(r["turns"] for r in rs), 2)}
+                         for name, rs in per.items()},
+    }
+
+
+def print_table(rows: list[dict[str, Any]], summary: dict[str, Any], console: Any = None) -> None:
+    """A rich table: scenario, status, turns, executions, seconds; then the totals line."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    table = Table(title="scenarios with the local model")
+    for col in ("scenario", "status", "turns", "executions", "cut", "seconds"):
+        table.add_column(col, justify="left" if col in ("scenario", "status") else "right")
+    for r in rows:
+        style = "green" if r["status"] == "success" else "red"
+        table.add_row(r["scenario"], f"[{style}]{r['status']}[/]", str(r["turns"]), str(r["executions"]),
+                      str(r.get("cut_replies", 0)), f"{r['seconds']:.1f}")
+    console.print(table)
+    console.print(f"prompt {summary.get('prompt_version')}: success {summary['successes']}/{summary['runs']} "
+                  f"({summary['success_rate']:.0%}), mean turns {summary['mean_turns']}, "
+                  f"{summary['seconds']:.0f} s in all")
+
+
+def evaluate(n: int = 1, only: list[str] | None = None, model: str | None = None,
+             workspaces: Path | None = None, out: Path | None = None, console: Any = None,
+             folder: Path = SCENARIOS_DIR, max_auto_reply: int | None = None,
+             exclude: list[str] | None = None) -> dict[str, Any]:
+    """Run the selected scenarios n times each; print the table, write JSON if asked, return everything."""
+    from agents.prompts import PROMPT_VERSION
+
+    workspaces = workspaces or Path(tempfile.mkdtemp(prefix="codeduet-scenarios-eval-"))
+    scenarios = [s for s in select_scenarios(folder, only, model) if s.name not in (exclude or [])]
+    rows = []
+    for rep in range(n):
+        for scenario in scenarios:
+            row = run_one(scenario, workspaces, model, max_auto_reply)
+            row["repeat"] = rep
+            rows.append(row)
+            if console is not None:
+                console.print(f"{scenario.name}: {row['status']} turns={row['turns']} cut={row['cut_replies']} "
+                          f"{row['seconds']:.0f}s",
+                              highlight=False)
+    summary = {"prompt_version": PROMPT_VERSION, "model": model or "default", "n": n,
+               "max_auto_reply": max_auto_reply,
+               "workspaces": str(workspaces), **summarize(rows)}
+    print_table(rows, summary, console)
+    report = {"summary": summary, "runs": rows}
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2), encoding="utf-8")
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry point; exit 0 when every run succeeded, else 1."""
+    from rich.console import Console
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=1, help="runs per scenario")
+    parser.add_argument("--only", default="", help="comma-separated scenario names")
+    parser.add_argument("--exclude", default="", help="comma-separated scenario names to skip")
+    parser.add_argument("--max-auto-reply", type=int, default=None, help="override each scenario's reply limit")
+    parser.add_argument("--model", default=None, help="a configs/llm.yaml name instead of each scenario's model")
+    parser.add_argument("--workspaces", type=Path, default=None, help="root for run folders (default: a temp dir)")
+    parser.add_argument("--out", type=Path, default=None, help="write the rows and summary as JSON here")
+    args = parser.parse_args(argv)
+    only = [s for s in args.only.split(",") if s] or None
+    exclude = [s for s in args.exclude.split(",") if s] or None
+    report = evaluate(args.n, only, args.model, args.workspaces, args.out, Console(),
+                      max_auto_reply=args.max_auto_reply, exclude=exclude)
+    return 0 if report["summary"]["success_rate"] == 1.0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
