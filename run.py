@@ -77,14 +77,21 @@ def replay(target: Path = typer.Argument(..., help="A run folder or its transcri
 def bench_humaneval(limit: Optional[int] = typer.Option(None), offset: int = typer.Option(0),
                     mode: str = typer.Option("both", help="single|loop|both"),
                     max_auto_reply: int = typer.Option(3, min=0), model: Optional[str] = typer.Option(None),
-                    out: Optional[Path] = typer.Option(None), resume: bool = typer.Option(False)) -> None:
+                    out: Optional[Path] = typer.Option(None), resume: bool = typer.Option(False),
+                    restarts: int = typer.Option(0, min=0, help="Loop: fresh sampled conversations after the "
+                                                 "first fails its docstring examples."),
+                    restart_auto_reply: Optional[int] = typer.Option(None, min=0, help="Feedback rounds per "
+                                                                     "restart (default: --max-auto-reply)."),
+                    separate_single: bool = typer.Option(False, help="both: generate the single pass in its own "
+                                                         "conversation, not from the loop's first reply.")) -> None:
     """HumanEval pass@1: single pass vs the self-debug loop, side by side."""
     from agents.bench.humaneval import main
 
     cli.install_signal_handlers()
     with cli.cli_errors():
         raise typer.Exit(main(cli.console, limit=limit, offset=offset, mode=mode, max_auto_reply=max_auto_reply,
-                              model=model, out=out, resume=resume))
+                              model=model, out=out, resume=resume, restarts=restarts,
+                              restart_auto_reply=restart_auto_reply, separate_single=separate_single))
 
 
 @bench_app.command("sandbox")

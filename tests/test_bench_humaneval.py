@@ -132,7 +132,7 @@ def _scripted(problem: dict, mode: str, attempt: int) -> dict:
 
 @pytest.mark.docker
 def test_both_modes_score_pass_fail_and_crash(sandbox_image, bench_out):
-    cfg = BenchConfig(mode="both", max_auto_reply=2, out=bench_out)
+    cfg = BenchConfig(mode="both", max_auto_reply=2, out=bench_out, separate_single=True)
     summary = run_bench(QUIET, cfg, model_for=_scripted, problems=_problems("HumanEval/0", "HumanEval/2", "HumanEval/4"))
     rec = {(r["task_id"], r["mode"]): r for r in read_records(bench_out)}
     assert len(rec) == 6
@@ -196,6 +196,41 @@ def test_restart_with_a_new_sample_is_chosen_by_the_visible_examples(sandbox_ima
     assert record["passed"] and record["attempts"] == 3 and record["chosen"] == "a2_t1"
     assert record["turns"] == 2 + 2 + 1 and record["repeated_turns"] == 1
     assert record["first_passed"] is False and len(record["run_dirs"]) == 3
+    assert "same as one you already sent" in _feedback_after_repeat(sandbox_image, bench_out.parent / "rep")
+
+
+def _feedback_after_repeat(image: str, out: Path) -> str:
+    cfg = BenchConfig(mode="loop", max_auto_reply=2, out=out)
+    run_bench(QUIET, cfg, model_for=lambda p, m, a: {"provider": "scripted", "replies": [WRONG_2, WRONG_2, GOOD_2]},
+              problems=_problems("HumanEval/2"))
+    (record,) = read_records(out)
+    feedback = [m["content"] for m in load_transcript(record["run_dir"])["messages"] if m["role"] == "execution"]
+    assert "Find the mistake" in feedback[0] and "print(" not in feedback[0]
+    return feedback[1]
+
+
+@pytest.mark.docker
+def test_shared_single_is_the_loops_first_reply_and_restarts_are_scored_apart(sandbox_image, bench_out):
+    replies = {0: [WRONG_2, WRONG_2], 1: [CRASH_4], 2: [GOOD_2]}
+    calls = []
+
+    def model_for(problem, mode, attempt):
+        calls.append(mode)
+        return {"provider": "scripted", "replies": replies[attempt]}
+
+    cfg = BenchConfig(mode="both", max_auto_reply=1, restarts=2, restart_auto_reply=0, out=bench_out)
+    summary = run_bench(QUIET, cfg, model_for=model_for, problems=_problems("HumanEval/2"))
+    assert calls == ["loop", "loop", "loop"]  # the single pass is not generated a second time
+    rec = {r["mode"]: r for r in read_records(bench_out)}
+    single, loop = rec["single"], rec["loop"]
+    assert single["shared_first_turn"] and single["turns"] == 1 and not single["passed"]
+    assert single["hidden"] == "wrong_answer" and single["first_reply_sha"] == loop["first_reply_sha"]
+    assert loop["passed"] and loop["attempts"] == 3 and loop["chosen"] == "a2_t1"
+    assert loop["turns"] == 2 + 1 + 1  # restarts get no feedback round: restart_auto_reply=0
+    assert loop["greedy_passed"] is False and loop["greedy_chosen"].startswith("a0_")
+    p = summary["paired"]
+    assert p["single_from_loop_first_reply"] and p["fixed_by_loop"] == ["HumanEval/2"]
+    assert p["loop_without_restarts_pass_at_1"] == 0 and p["restarts_fixed"] == 1 and p["restarts_broke"] == 0
 
 
 def test_choose_prefers_a_candidate_that_passes_the_examples():

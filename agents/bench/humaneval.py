@@ -46,11 +46,21 @@ class BenchConfig:
     resume: bool = False
     restarts: int = 0
     """Loop only: sampled fresh conversations after the greedy one fails its docstring examples."""
+    restart_auto_reply: int | None = None
+    """Feedback rounds of each restart (None: max_auto_reply)."""
+    separate_single: bool = False
+    """both: generate the single pass in its own conversation instead of scoring the loop's first reply."""
 
     @property
     def strategy(self) -> Strategy:
         """The loop's budget."""
-        return Strategy(max_auto_reply=self.max_auto_reply, restarts=self.restarts)
+        return Strategy(max_auto_reply=self.max_auto_reply, restarts=self.restarts,
+                        restart_auto_reply=self.restart_auto_reply)
+
+    @property
+    def shared_single(self) -> bool:
+        """Whether single-pass records come from the loop's first reply."""
+        return self.mode == "both" and not self.separate_single
 
     @property
     def modes(self) -> list[str]:
@@ -126,7 +136,8 @@ def check_meta(out: Path, cfg: BenchConfig, meta: dict[str, Any]) -> None:
     path = out / META
     if path.is_file():
         old = json.loads(path.read_text(encoding="utf-8"))
-        for key in ("mode", "max_auto_reply", "model", "restarts", "prompt_version"):
+        for key in ("mode", "max_auto_reply", "model", "restarts", "restart_auto_reply", "shared_single",
+                    "prompt_version"):
             if old.get(key) != meta.get(key):
                 raise BadInputError(f"--resume: {out} was run with {key}={old.get(key)!r}, not {meta.get(key)!r}")
         meta["started_at"] = old.get("started_at", meta["started_at"])
@@ -160,6 +171,7 @@ def run_bench(console: Console, cfg: BenchConfig, model_for: ModelFor | None = N
     problems = problems if problems is not None else load_problems(cfg.limit, cfg.offset)
     out = resolve_out(cfg)
     meta = {"mode": cfg.mode, "max_auto_reply": cfg.max_auto_reply, "model": cfg.model, "restarts": cfg.restarts,
+            "restart_auto_reply": cfg.restart_auto_reply, "shared_single": cfg.shared_single,
             "strategy": asdict(cfg.strategy), "prompt_version": PROMPT_VERSION,
             "feedback_prompt_version": FEEDBACK_VERSION, "limit": cfg.limit, "offset": cfg.offset,
             "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "commit": git_commit(),
@@ -179,16 +191,20 @@ def run_bench(console: Console, cfg: BenchConfig, model_for: ModelFor | None = N
                                     rate=_rate(records))
             for problem in todo:
                 order = modes if int(problem["task_id"].split("/")[-1]) % 2 == 0 else modes[::-1]
+                if cfg.shared_single:
+                    order = ["loop"]
                 line = []
                 for mode in order:
-                    if (problem["task_id"], mode) in done:
+                    if (problem["task_id"], mode) in done and not cfg.shared_single:
                         continue
-                    record = run_mode(problem, visible[problem["task_id"]], mode, cfg.strategy, out, cfg.model,
-                                      model_for)
-                    _append(out, record)
-                    records.append(record)
-                    line.append(f"{mode} {'[green]✔[/]' if record['passed'] else '[red]✘[/]'} "
-                                f"({record['turns']} turn{'s' * (record['turns'] != 1)}, {record['seconds']:.0f}s)")
+                    new = run_mode(problem, visible[problem["task_id"]], mode, cfg.strategy, out, cfg.model,
+                                   model_for, with_single=cfg.shared_single)
+                    for record in sorted(new, key=lambda r: r["mode"] != "single"):
+                        _append(out, record)
+                        records.append(record)
+                        line.append(f"{record['mode']} {'[green]✔[/]' if record['passed'] else '[red]✘[/]'} "
+                                    f"({record['turns']} turn{'s' * (record['turns'] != 1)}, "
+                                    f"{record['seconds']:.0f}s)")
                 progress.console.print(f"{problem['task_id']:>14}  " + "  ".join(line))
                 progress.update(bar, advance=1, rate=_rate(records))
     finally:
@@ -223,10 +239,12 @@ def _write_summary(out: Path, records: list[dict[str, Any]], meta: dict[str, Any
 
 
 def main(console: Console, *, limit: int | None, offset: int, mode: str, max_auto_reply: int, model: str | None,
-         out: Path | None, resume: bool) -> int:
+         out: Path | None, resume: bool, restarts: int = 0, restart_auto_reply: int | None = None,
+         separate_single: bool = False) -> int:
     """CLI entry: run the benchmark, print the table; 0 when every selected problem was run and scored."""
     cfg = BenchConfig(limit=limit, offset=offset, mode=mode, max_auto_reply=max_auto_reply, model=model, out=out,
-                      resume=resume)
+                      resume=resume, restarts=restarts, restart_auto_reply=restart_auto_reply,
+                      separate_single=separate_single)
     run_bench(console, cfg)
     return 0
 

@@ -32,6 +32,14 @@ class Strategy:
     """Sampling temperature of the restarts."""
     top_p: float = 0.95
     """Nucleus cut-off of the restarts."""
+    restart_auto_reply: int | None = None
+    """Feedback rounds of each restart (None: max_auto_reply)."""
+
+    def limit(self, attempt: int) -> int:
+        """max_consecutive_auto_reply of this attempt's conversation."""
+        if attempt == 0 or self.restart_auto_reply is None:
+            return self.max_auto_reply
+        return self.restart_auto_reply
 
 
 def sampled_entry(name: str | None, attempt: int, strategy: Strategy) -> dict[str, Any] | None:
@@ -73,67 +81,120 @@ def _turn_candidates(label: str, messages: list[dict[str, Any]], problem: dict[s
     return out
 
 
+def _first_reply(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+    return next((m for m in messages if m.get("role") == "assistant"), None)
+
+
+class _Scoring:
+    """The problem's scorer plus a cache: the same code is checked once, whichever turn wrote it."""
+
+    def __init__(self, scorer: Scorer):
+        self.scorer = scorer
+        self.seen: dict[Any, Candidate] = {}
+
+    def visible(self, c: Candidate) -> Candidate:
+        twin = self.seen.get((c.source, c.raw))
+        if twin is None:
+            self.seen[(c.source, c.raw)] = self.scorer.check_visible(c)
+        else:
+            c.facts.update({k: v for k, v in twin.facts.items() if k not in ("passed", "hidden")})
+        return c
+
+    def hidden(self, c: Candidate) -> Candidate:
+        twin = self.seen.get((c.source, c.raw))
+        if twin is not None and "passed" in twin.facts:
+            c.facts.update(passed=twin.facts["passed"], hidden=twin.facts["hidden"])
+        else:
+            self.scorer.check_hidden(c)
+            if twin is not None:
+                twin.facts.update(passed=c.facts["passed"], hidden=c.facts["hidden"])
+        return c
+
+
 def run_mode(problem: dict[str, Any], examples: dict[str, Any], mode: str, strategy: Strategy, out: Path,
-             model: str | None, model_for: ModelFor | None = None) -> dict[str, Any]:
-    """Run, choose, score; the record of one (problem, mode)."""
+             model: str | None, model_for: ModelFor | None = None, with_single: bool = False) -> list[dict[str, Any]]:
+    """Run, choose, score: the records of one (problem, mode).
+
+    with_single (loop only): also return the single-pass record, scored from the loop's first reply. The first
+    request is the same as a single run's (same system message, task and model; greedy decoding), so this is
+    the single-pass answer without generating it twice."""
     folder = out / "scenarios" / slug(problem["task_id"])
     visible = examples["examples"]
-    limit = 0 if mode == "single" else strategy.max_auto_reply
     attempts = 1 if mode == "single" else 1 + strategy.restarts
-    started = time.perf_counter()
     runs: list[dict[str, Any]] = []
     candidates: list[Candidate] = []
-    for attempt in range(attempts):
-        inline = model_for(problem, mode, attempt) if model_for else (
-            None if attempt == 0 else sampled_entry(model, attempt, strategy))
-        if attempt > 0 and inline is None and model_for is None:
-            break  # this model cannot sample: no restarts
-        scenario = build_scenario(problem, visible, folder, max_auto_reply=limit, model=inline,
-                                  variant=mode if attempt == 0 else f"{mode}-sample{attempt}")
-        result = run_scenario(scenario, RunOptions(model=None if inline is not None else model,
-                                                   max_auto_reply=limit, human="never",
-                                                   workspaces=out / "runs" / mode))
-        if isinstance(result.error, EnvironmentProblem):
-            raise result.error
-        messages = load_transcript(result.run_dir)["messages"]
-        runs.append({"result": result, "messages": messages, "attempt": attempt})
-        candidates += _turn_candidates(f"a{attempt}", messages, problem)
-        if result.status == "success":
-            break
-    seconds = time.perf_counter() - started
-    started_score = time.perf_counter()
-    if mode == "single":  # scored as is: the first reply's code, whatever it is
-        candidates = [Candidate.build("single", python_blocks(runs[0]["messages"]), problem)]
-    elif not candidates:
-        candidates = [Candidate.build("none", [], problem)]
+    run_seconds = 0.0
     with Scorer(problem, visible, out / "scoring" / slug(problem["task_id"]) / mode, scoring_sandbox(),
                 f"he-score-{os.getpid()}-{time.time_ns() % 10**8}") as scorer:
-        by_source: dict[Any, Candidate] = {}
-        for c in candidates:
-            twin = by_source.get((c.source, c.raw))
-            if twin is not None:
-                c.facts = dict(twin.facts)
-            else:
-                by_source[(c.source, c.raw)] = scorer.check_visible(c)
-        final = choose(candidates)
-        scorer.check_hidden(final)
-        first = candidates[0]
-        if (first.source, first.raw) == (final.source, final.raw):
-            first.facts.update(passed=final.facts["passed"], hidden=final.facts["hidden"])
-        else:
-            scorer.check_hidden(first)
+        scoring = _Scoring(scorer)
+        for attempt in range(attempts):
+            inline = model_for(problem, mode, attempt) if model_for else (
+                None if attempt == 0 else sampled_entry(model, attempt, strategy))
+            if attempt > 0 and inline is None and model_for is None:
+                break  # this model cannot sample: no restarts
+            limit = 0 if mode == "single" else strategy.limit(attempt)
+            scenario = build_scenario(problem, visible, folder, max_auto_reply=limit, model=inline,
+                                      variant=mode if attempt == 0 else f"{mode}-sample{attempt}")
+            started = time.perf_counter()
+            result = run_scenario(scenario, RunOptions(model=None if inline is not None else model,
+                                                       max_auto_reply=limit, human="never",
+                                                       workspaces=out / "runs" / mode))
+            run_seconds += time.perf_counter() - started
+            if isinstance(result.error, EnvironmentProblem):
+                raise result.error
+            messages = load_transcript(result.run_dir)["messages"]
+            runs.append({"result": result, "messages": messages, "attempt": attempt})
+            new = [scoring.visible(c) for c in _turn_candidates(f"a{attempt}", messages, problem)]
+            candidates += new
+            if result.status == "success" or any(c.facts["visible_ok"] and c.facts["runs_ok"] for c in new):
+                break  # the docstring examples pass: no restart
+        started_score = time.perf_counter()
+        if mode == "single":  # scored as is: the first reply's code, whatever it is
+            candidates = [scoring.visible(Candidate.build("single", python_blocks(runs[0]["messages"]), problem))]
+        elif not candidates:
+            candidates = [scoring.visible(Candidate.build("none", [], problem))]
+        final = scoring.hidden(choose(candidates))
+        first = scoring.hidden(candidates[0])
+        greedy = [c for c in candidates if c.label.startswith("a0_")]
+        greedy_final = scoring.hidden(choose(greedy)) if greedy and len(runs) > 1 else None
+        single = None
+        if with_single and mode == "loop":
+            reply = _first_reply(runs[0]["messages"])
+            single = scoring.hidden(scoring.visible(Candidate.build("single", python_blocks([reply] if reply else []),
+                                                                    problem)))
+        score_seconds = time.perf_counter() - started_score
+    record = _record(problem, mode, final, first, runs, examples, candidates, run_seconds, score_seconds)
+    if greedy_final is not None:
+        record.update(greedy_passed=greedy_final.facts["passed"], greedy_chosen=greedy_final.label)
+    if single is None:
+        return [record]
+    return [record, _single_record(problem, single, runs[0], examples, score_seconds)]
+
+
+def _facts(c: Candidate) -> dict[str, Any]:
+    f = c.facts
+    return {"passed": f["passed"], "hidden": f["hidden"], "visible_passed": f["visible_passed"],
+            "visible_total": f["visible_total"], "visible_ok": f["visible_ok"],
+            "visible_failures": f.get("visible_failures") or [], "runs_ok": f["runs_ok"], "exec": f["exec"],
+            "exec_error": f.get("exec_error")}
+
+
+def _sha(message: dict[str, Any] | None) -> str | None:
+    return hashlib.sha256((message.get("content") or "").encode()).hexdigest()[:16] if message else None
+
+
+def _record(problem: dict[str, Any], mode: str, final: Candidate, first: Candidate, runs: list[dict[str, Any]],
+            examples: dict[str, Any], candidates: list[Candidate], seconds: float,
+            score_seconds: float) -> dict[str, Any]:
     assistant = [m for r in runs for m in r["messages"] if m.get("role") == "assistant"]
     usage = [m.get("usage") or {} for m in assistant]
     code_turns = sum(1 for m in assistant if python_blocks([m]))
     sources = [c.source for c in candidates if c.source is not None]
     last = runs[-1]
-    f = final.facts
+    visible = examples["examples"]
     return {
         "task_id": problem["task_id"], "index": int(problem["task_id"].split("/")[-1]), "mode": mode,
-        "passed": f["passed"], "hidden": f["hidden"], "visible_passed": f["visible_passed"],
-        "visible_total": f["visible_total"], "visible_ok": f["visible_ok"],
-        "visible_failures": f.get("visible_failures") or [], "runs_ok": f["runs_ok"], "exec": f["exec"],
-        "exec_error": f.get("exec_error"), "turns": len(assistant), "code_turns": code_turns,
+        **_facts(final), "turns": len(assistant), "code_turns": code_turns,
         "repair_iterations": max(0, code_turns - 1), "attempts": len(runs),
         "chosen": final.label, "repeated_turns": sum(1 for i, s in enumerate(sources) if s in sources[:i]),
         "first_passed": first.facts.get("passed"), "first_visible_ok": first.facts.get("visible_ok"),
@@ -141,11 +202,31 @@ def run_mode(problem: dict[str, Any], examples: dict[str, Any], mode: str, strat
         "tokens_out": sum(r["result"].totals.get("completion_tokens", 0) for r in runs),
         "tokens_in_evaluated": sum((u.get("extra") or {}).get("prompt_eval_tokens") or 0 for u in usage),
         "max_prompt_tokens": max([u.get("prompt_tokens") or 0 for u in usage], default=0),
-        "seconds": round(seconds, 3), "score_seconds": round(time.perf_counter() - started_score, 3),
+        "seconds": round(seconds, 3), "score_seconds": round(score_seconds, 3),
         "status": last["result"].status, "reason": last["result"].reason,
         "ended_by": "single" if mode == "single" else _ended_by(last["result"].status, last["messages"], bool(visible)),
-        "first_reply_sha": hashlib.sha256((assistant[0].get("content") or "").encode()).hexdigest()[:16]
-        if assistant else None,
+        "first_reply_sha": _sha(assistant[0] if assistant else None),
         "examples": len(visible), "examples_dropped": len(examples.get("dropped") or []),
         "run_dir": str(runs[0]["result"].run_dir), "run_dirs": [str(r["result"].run_dir) for r in runs],
+    }
+
+
+def _single_record(problem: dict[str, Any], single: Candidate, run: dict[str, Any], examples: dict[str, Any],
+                   score_seconds: float) -> dict[str, Any]:
+    """The single-pass record taken from the loop's first reply (seconds: that reply's generation time)."""
+    reply = _first_reply(run["messages"])
+    usage = (reply or {}).get("usage") or {}
+    return {
+        "task_id": problem["task_id"], "index": int(problem["task_id"].split("/")[-1]), "mode": "single",
+        **_facts(single), "turns": 1 if reply else 0, "code_turns": 1 if reply and python_blocks([reply]) else 0,
+        "repair_iterations": 0, "attempts": 1, "chosen": "single", "repeated_turns": 0,
+        "first_passed": single.facts["passed"], "first_visible_ok": single.facts["visible_ok"],
+        "tokens_in": usage.get("prompt_tokens") or 0, "tokens_out": usage.get("completion_tokens") or 0,
+        "tokens_in_evaluated": (usage.get("extra") or {}).get("prompt_eval_tokens") or 0,
+        "max_prompt_tokens": usage.get("prompt_tokens") or 0,
+        "seconds": round(usage.get("seconds") or 0.0, 3), "score_seconds": round(score_seconds, 3),
+        "status": "single_turn", "reason": "the loop's first reply, scored as is", "ended_by": "single",
+        "first_reply_sha": _sha(reply), "shared_first_turn": True,
+        "examples": len(examples["examples"]), "examples_dropped": len(examples.get("dropped") or []),
+        "run_dir": str(run["result"].run_dir), "run_dirs": [str(run["result"].run_dir)],
     }

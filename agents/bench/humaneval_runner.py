@@ -80,8 +80,19 @@ def _as_body(prompt, code, entry_point):
     if tree is None or not _defines(tree, entry_point):
         return None
     fn = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry_point][-1]
-    returns = any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(fn))
-    return full if returns else None
+    return full if _returns(fn.body) else None
+
+
+def _returns(nodes):
+    """Whether these statements return a value themselves (nested functions and classes do not count)."""
+    for node in nodes:
+        if isinstance(node, ast.Return) and node.value is not None:
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if _returns(ast.iter_child_nodes(node)):
+            return True
+    return False
 
 
 def build_candidate(blocks, prompt, entry_point):
@@ -179,8 +190,19 @@ def run_examples(ns, examples, seconds=3):
     return passed, failures
 
 
-def report(passed, failures):
-    """The message the assistant reads when examples fail."""
+def report(passed, failures, repeated=False, shown=3):
+    """The message the assistant reads when examples fail (a few lines: the feedback keeps only six)."""
     total = passed + len(failures)
-    head = f"{len(failures)} of {total} examples from the docstring failed:"
-    return "\n".join([head, *failures])
+    lines = [f"{len(failures)} of {total} examples from the docstring failed:", *failures[:shown]]
+    if repeated:
+        lines.append("This function is the same as one you already sent, so it fails the same way: change its logic.")
+    else:
+        lines.append("Find the mistake that makes it return these values, then fix the function.")
+    return "\n".join(lines)
+
+
+def is_repeat(blocks, prompt, entry_point):
+    """Whether the newest candidate is the same as one built from fewer blocks (a repeated answer)."""
+    newest = build_candidate(blocks, prompt, entry_point)[0]
+    return newest is not None and any(build_candidate(blocks[:i], prompt, entry_point)[0] == newest
+                                      for i in range(1, len(blocks)))

@@ -107,7 +107,13 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
             "loop_first_turn_passed": sum(1 for r in first if r.get("first_passed")),
             "loop_repairs_broke_first_turn": sum(1 for r in first if r.get("first_passed") and not r["passed"]),
             "loop_repairs_fixed_first_turn": sum(1 for r in first if not r.get("first_passed") and r["passed"]),
+            "single_from_loop_first_reply": all(by_mode["single"][t].get("shared_first_turn") for t in both),
         }
+        greedy = [r.get("greedy_passed", r["passed"]) for r in first]
+        if any("greedy_passed" in r for r in first):  # restarts ran: what the first conversation alone scored
+            out["paired"]["loop_without_restarts_pass_at_1"] = round(sum(greedy) / len(both), 4)
+            out["paired"]["restarts_fixed"] = sum(1 for r, g in zip(first, greedy) if r["passed"] and not g)
+            out["paired"]["restarts_broke"] = sum(1 for r, g in zip(first, greedy) if g and not r["passed"])
     return out
 
 
@@ -145,4 +151,6 @@ def summary_table(summary: dict[str, Any]) -> Table:
         table.add_row("95% CI (paired bootstrap)", f"{100 * lo:+.1f} … {100 * hi:+.1f}", *extra)
         table.add_row("fixed / broken by loop", f"{len(p['fixed_by_loop'])} / {len(p['broken_by_loop'])}", *extra)
         table.add_row("McNemar exact p", f"{p['mcnemar_p']:.3f}", *extra)
+        if "loop_without_restarts_pass_at_1" in p:
+            table.add_row("loop without restarts", _pct(p["loop_without_restarts_pass_at_1"]), *extra)
     return table
