@@ -26,7 +26,7 @@ from tests.sandbox_helpers import containers_under, no_leftover_containers  # no
 
 pytestmark = pytest.mark.docker
 
-# The follow-up block used by several tests: every process of the sandbox except PID 1 (the keep-alive), this
+# The follow-up block used by several tests: every process of the sandbox except PID 1 (the runner), this
 # block and its `timeout` parent. Zombies being reaped by PID 1 get a moment to disappear.
 LEFTOVERS = """
 import os, time

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 import socket
 import threading
@@ -13,6 +14,7 @@ from typing import Any
 from agents.errors import DockerUnavailable
 from agents.protocols import ExecResult
 from agents.sandbox.output import BoundedOutput
+from agents.sandbox.runner import RUNNER, RunnerBroken, RunnerClient
 from agents.sandbox.safe_write import write_new_file
 from agents.scenario import SandboxConfig
 
@@ -22,10 +24,7 @@ LABEL_HOST = "org.codeduet.host"
 SANDBOX_UID = 1000
 RUNNERS = {"python": ["python3", "-u"], "sh": ["sh"]}
 SUFFIX = {"python": ".py", "sh": ".sh"}
-KEEPALIVE = ("import os, time\nwhile True:\n    try:\n        os.waitpid(-1, 0)\n"
-             "    except ChildProcessError:\n        time.sleep(0.2)\n")
-"""PID 1 of the container: stays up and reaps orphans, so killed processes do not pile up as zombies
-(`sleep infinity` never reaps them, and they would hold the pids limit for the rest of the run)."""
+BROKEN = "\n[codeduet: the sandbox runner stopped answering during this block; later blocks use docker exec]"
 
 
 def hardening(cfg: SandboxConfig) -> dict[str, Any]:
@@ -60,6 +59,9 @@ class DockerExecutor:
         self.counter = 0
         self._oom_kills = 0
         self._lock = threading.Lock()
+        self.runner: RunnerClient | None = None
+        self.warm = True
+        """Blocks go to the warm runner (PID 1) until it breaks; then each block is a `docker exec`."""
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -77,8 +79,8 @@ class DockerExecutor:
         labels = {LABEL: self.run_id, LABEL_PID: str(os.getpid()), LABEL_HOST: socket.gethostname()}
         try:
             self.container = self.client.containers.run(
-                self.cfg.image, command=["python3", "-c", KEEPALIVE], detach=True, name=f"codeduet-{self.run_id}",
-                labels=labels, working_dir="/workspace", init=False,
+                self.cfg.image, command=["python3", "-c", RUNNER], detach=True, name=f"codeduet-{self.run_id}",
+                labels=labels, working_dir="/workspace", init=False, stdin_open=True,
                 volumes={str(self.workspace): {"bind": "/workspace", "mode": "rw"}}, **hardening(self.cfg))
         except Exception as exc:  # docker.errors.* and connection errors alike
             raise DockerUnavailable(f"could not start the sandbox container: {exc}".splitlines()[0]) from None
@@ -87,6 +89,9 @@ class DockerExecutor:
         """Remove the container; safe to call twice and from a signal path."""
         with self._lock:
             container, self.container = self.container, None
+            runner, self.runner = self.runner, None
+        if runner is not None:
+            runner.close()
         if container is not None:
             try:
                 container.remove(force=True)
@@ -114,22 +119,13 @@ class DockerExecutor:
         """Run argv in /workspace with `timeout`; kill every sandbox process when it is exceeded."""
         self.start()
         limit = timeout or self.cfg.timeout
-        api = self.client.api
         cmd = ["timeout", "-k", "1", "-s", "TERM", f"{limit:g}", *argv]
-        exec_id = api.exec_create(self.container.id, cmd, workdir="/workspace")["Id"]
         out = BoundedOutput(self.cfg.output_limit)
         started = time.perf_counter()
-        done = threading.Event()
-        watchdog = threading.Thread(target=self._watch, args=(exec_id, started, limit, done), daemon=True)
-        watchdog.start()
-        try:
-            for chunk in api.exec_start(exec_id, stream=True, demux=False):
-                out.write(chunk.decode("utf-8", errors="replace"))
-        finally:
-            done.set()
+        exit_code = self._run_warm(cmd, limit, out) if self.warm else None
+        if exit_code is None:
+            exit_code = self._run_exec(cmd, limit, out)
         duration = time.perf_counter() - started
-        info = api.exec_inspect(exec_id)
-        exit_code = info.get("ExitCode")
         timed_out = exit_code == 124 or (exit_code in (137, None) and duration >= limit)
         if timed_out or exit_code is None:
             self._kill_all()
@@ -143,6 +139,50 @@ class DockerExecutor:
             text += f"\n[codeduet: killed: the memory limit ({self.cfg.memory}) was hit]"
         return ExecResult(exit_code=exit_code, output=text, duration_s=round(duration, 4),
                           timed_out=timed_out, truncated=out.truncated, oom_killed=oom)
+
+    def _run_warm(self, cmd: list[str], limit: float, out: BoundedOutput) -> int | None:
+        """Through the warm runner; None when it is unusable before the block started (use docker exec)."""
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        received = False
+
+        def write(data: bytes) -> None:
+            nonlocal received
+            received = True
+            out.write(decoder.decode(data))
+
+        try:
+            if self.runner is None:
+                self.runner = RunnerClient(self.client.api, self.container.id)
+            code = self.runner.run(cmd, limit + 3, write)
+            out.write(decoder.decode(b"", final=True))
+            return code
+        except Exception as exc:  # RunnerBroken, or the attach itself failed
+            self.warm = False
+            runner, self.runner = self.runner, None
+            if runner is not None:
+                runner.close()
+            self._kill_all()
+            if not received and self.container is not None:
+                return None  # nothing of the block came back: run it with docker exec
+            out.write(BROKEN if isinstance(exc, RunnerBroken) else f"\n[codeduet: {exc}]")
+            return 125
+
+    def _run_exec(self, cmd: list[str], limit: float, out: BoundedOutput) -> int | None:
+        """Through one `docker exec` (the fallback); None when the exit code is unknown."""
+        api = self.client.api
+        exec_id = api.exec_create(self.container.id, cmd, workdir="/workspace")["Id"]
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        started = time.perf_counter()
+        done = threading.Event()
+        watchdog = threading.Thread(target=self._watch, args=(exec_id, started, limit, done), daemon=True)
+        watchdog.start()
+        try:
+            for chunk in api.exec_start(exec_id, stream=True, demux=False):
+                out.write(decoder.decode(chunk))
+        finally:
+            done.set()
+        out.write(decoder.decode(b"", final=True))
+        return api.exec_inspect(exec_id).get("ExitCode")
 
     def _watch(self, exec_id: str, started: float, limit: float, done: threading.Event) -> None:
         """Kill stragglers: past the deadline, or background children still holding the output pipe."""
@@ -169,7 +209,7 @@ class DockerExecutor:
         return new
 
     def _kill_all(self) -> None:
-        """SIGKILL every process of the sandbox user except PID 1 (the container's keep-alive)."""
+        """SIGKILL every process of the sandbox user except PID 1 (the runner)."""
         container = self.container
         if container is None:
             return
