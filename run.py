@@ -76,12 +76,12 @@ def replay(target: Path = typer.Argument(..., help="A run folder or its transcri
 @bench_app.command("humaneval")
 def bench_humaneval(limit: Optional[int] = typer.Option(None), offset: int = typer.Option(0),
                     mode: str = typer.Option("both", help="single|loop|both"),
-                    max_auto_reply: int = typer.Option(3, min=0), model: Optional[str] = typer.Option(None),
+                    max_auto_reply: int = typer.Option(1, min=0), model: Optional[str] = typer.Option(None),
                     out: Optional[Path] = typer.Option(None), resume: bool = typer.Option(False),
-                    restarts: int = typer.Option(0, min=0, help="Loop: fresh sampled conversations after the "
+                    restarts: int = typer.Option(5, min=0, help="Loop: fresh sampled conversations after the "
                                                  "first fails its docstring examples."),
-                    restart_auto_reply: Optional[int] = typer.Option(None, min=0, help="Feedback rounds per "
-                                                                     "restart (default: --max-auto-reply)."),
+                    restart_auto_reply: Optional[int] = typer.Option(0, min=0, help="Feedback rounds per "
+                                                                     "restart."),
                     separate_single: bool = typer.Option(False, help="both: generate the single pass in its own "
                                                          "conversation, not from the loop's first reply.")) -> None:
     """HumanEval pass@1: single pass vs the self-debug loop, side by side."""
