@@ -3,7 +3,9 @@ and replaced by `docker exec` when its stream breaks. Real containers, no mocks.
 
 from __future__ import annotations
 
+import _thread
 import socket
+import threading
 from pathlib import Path
 
 import pytest
@@ -53,3 +55,14 @@ def test_a_broken_runner_stream_falls_back_to_docker_exec(executor):
     assert r.exit_code == 0 and r.output.strip() == "via exec"
     assert executor.warm is False and executor.runner is None
     assert executor.execute("import sys; sys.exit(4)").exit_code == 4
+
+
+def test_an_interrupted_block_retires_the_runner_so_its_late_frames_are_never_read(executor):
+    timer = threading.Timer(0.5, _thread.interrupt_main)  # Ctrl-C while the block sleeps
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        executor.execute("import time\ntime.sleep(2)\nprint('late')")
+    timer.join()
+    assert executor.warm is False and executor.runner is None
+    r = executor.execute("print('next block')")
+    assert r.output.strip() == "next block" and "late" not in r.output

@@ -157,15 +157,22 @@ class DockerExecutor:
             out.write(decoder.decode(b"", final=True))
             return code
         except Exception as exc:  # RunnerBroken, or the attach itself failed
-            self.warm = False
-            runner, self.runner = self.runner, None
-            if runner is not None:
-                runner.close()
+            self._drop_runner()
             self._kill_all()
             if not received and self.container is not None:
                 return None  # nothing of the block came back: run it with docker exec
             out.write(BROKEN if isinstance(exc, RunnerBroken) else f"\n[codeduet: {exc}]")
             return 125
+        except BaseException:  # Ctrl-C mid-block: its frames may still come, so this stream is never read again
+            self._drop_runner()
+            raise
+
+    def _drop_runner(self) -> None:
+        """Stop using the warm runner: later blocks of this run go through `docker exec`."""
+        self.warm = False
+        runner, self.runner = self.runner, None
+        if runner is not None:
+            runner.close()
 
     def _run_exec(self, cmd: list[str], limit: float, out: BoundedOutput) -> int | None:
         """Through one `docker exec` (the fallback); None when the exit code is unknown."""
