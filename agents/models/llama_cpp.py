@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.errors import ModelUnavailable
 from agents.models import download
-from agents.models.response import InProcessClientMixin, make_response
+from agents.models.response import InProcessClientMixin, InProcessProviderMixin, make_response
 from agents.protocols import TokenSink, Usage
 
 INSTALL_HINT = "llama-cpp-python is not installed: run `pip install -e .[local]` or `make setup`"
@@ -207,10 +207,11 @@ class LlamaCppClient(InProcessClientMixin):
         return make_response(text, cfg.model, usage)
 
 
-class LlamaCppProvider:
+class LlamaCppProvider(InProcessProviderMixin):
     """Provider for `provider: llama_cpp`."""
 
     Config = LlamaCppConfig
+    client_cls = LlamaCppClient
 
     def __init__(self, name: str, config: LlamaCppConfig):
         self.name = name
@@ -250,20 +251,6 @@ class LlamaCppProvider:
                 raise ModelUnavailable(f"model file {path} missing: run `python run.py model pull`")
             path = download.pull_model(path, console=self.console)
         return load_model(path, self.config.n_ctx, self.n_threads)
-
-    def llm_config(self) -> dict[str, Any]:
-        """One config entry naming our client class; no AG2 cache so replays stay honest."""
-        return {"config_list": [{"model": self.config.model, "model_client_cls": "LlamaCppClient"}],
-                "cache_seed": None}
-
-    def attach(self, agent: Any, on_token: TokenSink | None = None) -> None:
-        """Register LlamaCppClient on the assistant."""
-        agent.register_model_client(LlamaCppClient, provider=self, on_token=on_token)
-
-    def pop_usage(self) -> Usage | None:
-        """Usage of the last reply."""
-        usage, self.last_usage = self.last_usage, None
-        return usage
 
     def describe(self) -> dict[str, Any]:
         """Name, provider, model id, file, hash (if verified) and settings."""

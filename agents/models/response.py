@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from agents.protocols import Usage
+from agents.protocols import TokenSink, Usage
 
 
 def make_response(text: str, model: str, usage: Usage) -> SimpleNamespace:
@@ -46,3 +46,27 @@ class InProcessClientMixin:
             "cost": 0.0,
             "model": response.model,
         }
+
+
+class InProcessProviderMixin:
+    """llm_config / attach / pop_usage, identical for every provider whose client runs in this process.
+
+    The provider sets `client_cls` (its AG2 model client class), `config.model` and `last_usage`."""
+
+    client_cls: type
+    config: Any
+    last_usage: Usage | None
+
+    def llm_config(self) -> dict[str, Any]:
+        """One config entry naming our client class; no AG2 cache so replays stay honest."""
+        return {"config_list": [{"model": self.config.model, "model_client_cls": self.client_cls.__name__}],
+                "cache_seed": None}
+
+    def attach(self, agent: Any, on_token: TokenSink | None = None) -> None:
+        """Register the client class on the assistant."""
+        agent.register_model_client(self.client_cls, provider=self, on_token=on_token)
+
+    def pop_usage(self) -> Usage | None:
+        """Usage of the last reply."""
+        usage, self.last_usage = self.last_usage, None
+        return usage

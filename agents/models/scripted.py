@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.models.response import InProcessClientMixin, make_response
+from agents.models.response import InProcessClientMixin, InProcessProviderMixin, make_response
 from agents.protocols import TokenSink, Usage
 
 
@@ -51,10 +51,11 @@ class ScriptedClient(InProcessClientMixin):
         return make_response(text, self.provider.config.model, usage)
 
 
-class ScriptedProvider:
+class ScriptedProvider(InProcessProviderMixin):
     """Provider for `provider: scripted`."""
 
     Config = ScriptedConfig
+    client_cls = ScriptedClient
 
     def __init__(self, name: str, config: ScriptedConfig):
         self.name = name
@@ -71,20 +72,6 @@ class ScriptedProvider:
 
     def check_ready(self) -> None:
         """Always ready."""
-
-    def llm_config(self) -> dict[str, Any]:
-        """One config entry naming our client class; no cache so replays stay honest."""
-        return {"config_list": [{"model": self.config.model, "model_client_cls": "ScriptedClient"}],
-                "cache_seed": None}
-
-    def attach(self, agent: Any, on_token: TokenSink | None = None) -> None:
-        """Register ScriptedClient on the assistant."""
-        agent.register_model_client(ScriptedClient, provider=self, on_token=on_token)
-
-    def pop_usage(self) -> Usage | None:
-        """Usage of the last reply."""
-        usage, self.last_usage = self.last_usage, None
-        return usage
 
     def describe(self) -> dict[str, Any]:
         """Name, provider, model id."""
