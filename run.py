@@ -23,6 +23,7 @@ def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario Y
         model: Optional[str] = typer.Option(None, help="Model name from configs/llm.yaml."),
         max_auto_reply: Optional[int] = typer.Option(None, min=0, help="Override max_consecutive_auto_reply."),
         human: Optional[str] = typer.Option(None, help="Override human_input_mode: always|terminate|never."),
+        attempts: Optional[int] = typer.Option(None, min=1, help="Override strategy.attempts (fresh conversations)."),
         workspace: Optional[Path] = typer.Option(None, help="Root folder for run folders (default workspaces/)."),
         jobs: int = typer.Option(1, min=1, help="Batch: scenarios run at once (each in its own process)."),
         json_out: bool = typer.Option(False, "--json", help="Print a JSON summary instead of the conversation.")) -> None:
@@ -35,9 +36,11 @@ def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario Y
         mode = normalize_mode(human)
         if len(scenarios) > 1:
             extra = [a for k, v in (("--model", model), ("--max-auto-reply", max_auto_reply), ("--human", mode),
-                                    ("--workspace", workspace)) if v is not None for a in (k, str(v))]
+                                    ("--attempts", attempts), ("--workspace", workspace))
+                     if v is not None for a in (k, str(v))]
             raise typer.Exit(cli.run_batch(scenarios, extra, jobs))
-        opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace)
+        opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace,
+                          attempts=attempts)
         raise typer.Exit(cli.run_one(scenarios[0], opts, json_out, human=human_for_mode(cli.console)))
 
 
@@ -76,22 +79,22 @@ def replay(target: Path = typer.Argument(..., help="A run folder or its transcri
 @bench_app.command("humaneval")
 def bench_humaneval(limit: Optional[int] = typer.Option(None), offset: int = typer.Option(0),
                     mode: str = typer.Option("both", help="single|loop|both"),
-                    max_auto_reply: int = typer.Option(1, min=0), model: Optional[str] = typer.Option(None),
-                    out: Optional[Path] = typer.Option(None), resume: bool = typer.Option(False),
-                    restarts: int = typer.Option(5, min=0, help="Loop: fresh sampled conversations after the "
-                                                 "first fails its docstring examples."),
-                    restart_auto_reply: Optional[int] = typer.Option(0, min=0, help="Feedback rounds per "
-                                                                     "restart."),
+                    max_auto_reply: Optional[int] = typer.Option(None, min=0, help="Loop: feedback rounds per "
+                                                                 "attempt (default: the bench's, see BENCHMARKS)."),
+                    attempts: Optional[int] = typer.Option(None, min=1, help="Loop: fresh conversations at most "
+                                                           "(default: the product's strategy.attempts)."),
+                    model: Optional[str] = typer.Option(None), out: Optional[Path] = typer.Option(None),
+                    resume: bool = typer.Option(False),
                     separate_single: bool = typer.Option(False, help="both: generate the single pass in its own "
                                                          "conversation, not from the loop's first reply.")) -> None:
-    """HumanEval pass@1: single pass vs the self-debug loop, side by side."""
+    """HumanEval pass@1: single pass vs the self-debug loop (the product's strategy), side by side."""
     from agents.bench.humaneval import main
 
     cli.install_signal_handlers()
     with cli.cli_errors():
         raise typer.Exit(main(cli.console, limit=limit, offset=offset, mode=mode, max_auto_reply=max_auto_reply,
-                              model=model, out=out, resume=resume, restarts=restarts,
-                              restart_auto_reply=restart_auto_reply, separate_single=separate_single))
+                              attempts=attempts, model=model, out=out, resume=resume,
+                              separate_single=separate_single))
 
 
 @bench_app.command("sandbox")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -39,15 +40,28 @@ def run_checks(scenario: Scenario, executor: Executor, last: ExecResult) -> list
         name = describe(check)
         if isinstance(check, StdoutContains):
             ok = check.stdout_contains in last.output
-            results.append(CheckResult(name, ok, "" if ok else f"expected the output to contain {check.stdout_contains!r}"))
+            results.append(CheckResult(name, ok, "" if ok else f"expected the output to contain "
+                                       f"{check.stdout_contains!r}{closest_line(last.output, check.stdout_contains)}"))
         elif isinstance(check, StdoutRegex):
             ok = re.search(check.stdout_regex, last.output) is not None
-            results.append(CheckResult(name, ok, "" if ok else f"expected the output to match /{check.stdout_regex}/"))
+            literal = re.sub(r"\\[a-zA-Z]|[\\^$.|?*+()\[\]{}]", " ", check.stdout_regex)
+            results.append(CheckResult(name, ok, "" if ok else f"expected the output to match "
+                                       f"/{check.stdout_regex}/{closest_line(last.output, literal)}"))
         elif isinstance(check, FileExists):
             results.append(_file_exists(executor.workspace, check.file_exists, name))
         elif isinstance(check, PytestCheck):
             results.append(_pytest(scenario, executor, check, name))
     return results
+
+
+def closest_line(output: str, expected: str) -> str:
+    """'; the closest output line is: ...' (expected and actual side by side), or '' when there is no output."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    if not lines:
+        return "; the output was empty"
+    target = " ".join(expected.split()).lower()
+    best = max(lines, key=lambda ln: difflib.SequenceMatcher(None, ln.lower(), target).ratio())
+    return f"; the closest output line is {best[:200]!r}"
 
 
 def _file_exists(workspace: Path, rel: str, name: str) -> CheckResult:

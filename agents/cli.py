@@ -58,7 +58,8 @@ def summary(result: Any, seconds: float) -> dict[str, Any]:
     """The --json summary of one run."""
     t = result.totals
     return {"run_dir": str(result.run_dir), "status": result.status, "reason": result.reason,
-            "turns": t.get("turns", 0), "executions": t.get("executions", 0),
+            "attempts": t.get("attempts", 1), "turns": t.get("turns", 0), "executions": t.get("executions", 0),
+            "rejected_repeats": t.get("rejected_repeats", 0),
             "tokens": (t.get("prompt_tokens") or 0) + (t.get("completion_tokens") or 0),
             "seconds": round(seconds, 3)}
 
@@ -119,10 +120,11 @@ def run_batch(paths: list[Path], extra_args: list[str], jobs: int) -> int:
                 rows.append(row)
                 console.print(f"  {row['scenario']}: {row['status']}", soft_wrap=True)
     table = Table(title="batch summary")
-    for col in ("scenario", "status", "turns", "executions", "seconds", "run_dir"):
+    for col in ("scenario", "status", "attempts", "turns", "executions", "seconds", "run_dir"):
         table.add_column(col)
     for r in rows:
-        table.add_row(*(str(r.get(c, "")) for c in ("scenario", "status", "turns", "executions", "seconds", "run_dir")))
+        table.add_row(*(str(r.get(c, "")) for c in ("scenario", "status", "attempts", "turns", "executions", "seconds",
+                                                    "run_dir")))
     console.print(table)
     ok = sum(r["status"] == "success" for r in rows)
     console.print(f"batch: {ok}/{len(rows)} succeeded")
@@ -136,7 +138,7 @@ def list_runs(root: Path, scenario: str | None) -> None:
     from agents.transcript import load_transcript
 
     table = Table(title=f"runs under {root}")
-    for col in ("scenario", "run", "status", "turns", "executions", "seconds"):  # the run id holds the start time
+    for col in ("scenario", "run", "status", "attempts", "turns", "executions", "seconds"):  # the run id holds the start time
         table.add_column(col, overflow="fold", no_wrap=col in ("run", "status"))
     base = root / scenario if scenario else root
     dirs = sorted(p.parent for p in base.glob("**/events.jsonl"))
@@ -146,6 +148,8 @@ def list_runs(root: Path, scenario: str | None) -> None:
         except CodeduetError:
             continue
         tot = t.get("totals") or {}
-        table.add_row(d.parent.name, d.name, t.get("status", "?"), str(tot.get("turns", "")),
+        attempts = str(tot.get("attempts") or 1) + (f" (kept {t['chosen_attempt']})"
+                                                     if (tot.get("attempts") or 1) > 1 else "")
+        table.add_row(d.parent.name, d.name, t.get("status", "?"), attempts, str(tot.get("turns", "")),
                       str(tot.get("executions", "")), str(tot.get("seconds", "")))
     console.print(table if dirs else f"no runs under {base}")

@@ -19,7 +19,7 @@ class Outcome:
     """The result of one user-proxy turn: what ran, what the checks said, and the reply text."""
 
     kind: str
-    """executed | no_code | empty | unclosed | unsupported | skipped"""
+    """executed | no_code | empty | unclosed | unsupported | skipped | repeat"""
     results: list[ExecResult] = field(default_factory=list)
     checks: list[CheckResult] = field(default_factory=list)
     feedback: str = ""
@@ -30,10 +30,47 @@ class Outcome:
         return (self.kind == "executed" and bool(self.results)
                 and all(r.exit_code == 0 for r in self.results) and all(c.passed for c in self.checks))
 
+    @property
+    def checks_passed(self) -> int:
+        """How many acceptance checks passed."""
+        return sum(1 for c in self.checks if c.passed)
+
+    def summary(self) -> str:
+        """One line on what happened: the error, the failed checks, or success."""
+        if self.kind != "executed" or not self.results:
+            return f"nothing ran ({self.kind})"
+        last = self.results[-1]
+        if last.exit_code != 0:
+            if last.timed_out:
+                return f"it was stopped at the time limit (exit code {last.exit_code})"
+            if last.oom_killed:
+                return "it ran out of memory"
+            return f"it failed with exit code {last.exit_code}: {error_line(last.output)}"
+        failed = [c for c in self.checks if not c.passed]
+        if failed:
+            detail = first_line(failed[0].detail)
+            return (f"it ran, but {len(failed)} of {len(self.checks)} checks failed: "
+                    f"{'; '.join(c.name for c in failed)}" + (f" ({detail})" if detail else ""))
+        return "it ran and every check passed" if self.checks else "it ran (exit code 0)"
+
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for transcripts."""
-        return {"kind": self.kind, "success": self.success, "executions": [r.to_dict() for r in self.results],
-                "checks": [c.to_dict() for c in self.checks]}
+        return {"kind": self.kind, "success": self.success, "summary": self.summary(),
+                "executions": [r.to_dict() for r in self.results], "checks": [c.to_dict() for c in self.checks]}
+
+
+def first_line(text: str, limit: int = 160) -> str:
+    """The first non-empty line, without pytest's 'E' prefix, shortened."""
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    line = line[1:].strip() if line.startswith("E ") else line
+    return line if len(line) <= limit else line[:limit] + "…"
+
+
+def error_line(output: str, limit: int = 160) -> str:
+    """The last line of a traceback (the exception), or the last output line."""
+    lines = [ln.strip() for ln in output.strip().splitlines() if ln.strip()]
+    line = lines[-1] if lines else "(no output)"
+    return line if len(line) <= limit else line[:limit] + "…"
 
 
 def shorten_traceback(output: str, keep_before: int = 15) -> str:

@@ -61,6 +61,10 @@ class ModelProvider(Protocol):
     def pop_usage(self) -> Usage | None:
         """Usage of the most recent call, then forget it."""
 
+    def sampling_params(self, temperature: float | None, seed: int, top_p: float) -> dict[str, Any]:
+        """Keyword arguments for one AG2 create() call sampling at this temperature and seed
+        (temperature None: the entry's own setting); {} when the backend cannot sample."""
+
     def describe(self) -> dict[str, Any]:
         """name, provider and model id for the transcript (no secrets)."""
 
@@ -96,5 +100,5 @@ class Recorder(Protocol):
     def event(self, kind: str, /, **data: Any) -> None:
         """Append one event (message, execution, check, status) and flush it to disk."""
 
-    def finish(self, status: str, reason: str) -> Path:
-        """Write transcript.json (called from a finally) and return its path."""
+    def finish(self, status: str, reason: str, **extra: Any) -> Path:
+        """Write transcript.json (called from a finally) with extra top-level keys; return its path."""

@@ -11,6 +11,7 @@ from agents.codeblocks import extract_code_blocks, is_unclosed
 from agents.feedback import Outcome, execution_feedback
 from agents.prompts import render
 from agents.protocols import Executor
+from agents.repeats import RepeatMemory
 from agents.scenario import Scenario
 from agents.termination import RunContext
 
@@ -24,7 +25,7 @@ class SandboxProxy(UserProxyAgent):
     def __init__(self, scenario: Scenario, executor: Executor, context: RunContext, *,
                  is_termination_msg: Callable[[dict[str, Any]], bool], human_input_mode: str,
                  max_consecutive_auto_reply: int, human: HumanInput | None = None,
-                 display: Any = None):
+                 display: Any = None, memory: RepeatMemory | None = None, attempt: int = 1):
         super().__init__(scenario.user_proxy.name, human_input_mode=human_input_mode,
                          max_consecutive_auto_reply=max_consecutive_auto_reply, code_execution_config=False,
                          is_termination_msg=is_termination_msg, default_auto_reply="")
@@ -37,6 +38,12 @@ class SandboxProxy(UserProxyAgent):
         self.pending: Outcome | None = None
         self.last_executed: Outcome | None = None
         self.human_contents: list[str] = []
+        self.memory = memory if memory is not None else RepeatMemory()
+        self.attempt = attempt
+        self.turns = 0
+        """Assistant replies answered so far in this attempt."""
+        self.final_turn = False
+        """The reply limit was reached on a reply with code: it runs, its report is sent, then the run ends."""
         self.replace_reply_func(ConversableAgent.check_termination_and_human_reply, SandboxProxy._check_termination)
         index = next(i for i, f in enumerate(self._reply_func_list)
                      if f["reply_func"] is SandboxProxy._check_termination)
@@ -49,6 +56,13 @@ class SandboxProxy(UserProxyAgent):
         limit_hit = bool(sender) and self._consecutive_auto_reply_counter[sender] >= \
             self._max_consecutive_auto_reply_dict[sender]
         predicate = bool(messages) and self._is_termination_msg(messages[-1])
+        if limit_hit and not predicate and self.human_input_mode == "NEVER" and not self.final_turn \
+                and extract_code_blocks((messages or [{}])[-1].get("content")):
+            # the last reply the limit allows still runs (a generated reply is never dropped unexecuted);
+            # the assistant then ends the conversation on its report instead of asking the model again
+            self.final_turn = True
+            self.stop_reason = "max_replies"
+            return False, None
         final, reply = ConversableAgent.check_termination_and_human_reply(self, messages, sender, config)
         if final and reply is None and self.stop_reason is None:
             self.stop_reason = "predicate" if predicate else ("max_replies" if limit_hit else "human_exit")
@@ -67,6 +81,7 @@ class SandboxProxy(UserProxyAgent):
     # -- one turn ----------------------------------------------------------------------------
     def run_turn(self, content: str) -> Outcome:
         """Execute every Python block of the reply in order, stopping at the first failure; then the checks."""
+        self.turns += 1
         if not content.strip():
             return Outcome("empty", feedback=render("empty"))
         blocks = extract_code_blocks(content)
@@ -76,6 +91,11 @@ class SandboxProxy(UserProxyAgent):
         runnable = [b for b in blocks if b.runnable_as == "python"]
         if not runnable:
             return Outcome("unsupported", feedback=render("unsupported", language=blocks[0].language))
+        earlier = self.memory.find(content)
+        if earlier is not None:  # never run the same code twice: say what it did then
+            self.memory.blocked += 1
+            return Outcome("repeat", feedback=render("repeat", attempt=earlier.attempt, turn=earlier.turn,
+                                                     summary=earlier.summary))
         outcome = Outcome("executed")
         for block in runnable:
             if self.display:
@@ -89,6 +109,7 @@ class SandboxProxy(UserProxyAgent):
         if outcome.results[-1].exit_code == 0 and self.scenario.checks:
             outcome.checks = run_checks(self.scenario, self.executor, outcome.results[-1])
         outcome.feedback = execution_feedback(outcome)
+        self.memory.remember(content, self.attempt, self.turns, outcome.summary())
         self.last_executed = outcome
         return outcome
 

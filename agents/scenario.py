@@ -11,7 +11,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Fiel
                       model_validator)
 
 from agents.errors import ScenarioError
-from agents.yamlio import Loc, load_yaml, parse_yaml, validate
+from agents.yamlio import Loc, load_yaml, validate
 
 
 class Strict(BaseModel):
@@ -201,6 +201,27 @@ Check = Annotated[
 CHECK_KEYS = {"stdout_contains", "stdout_regex", "file_exists", "pytest"}
 
 
+class StrategyConfig(Strict):
+    """How the loop spends its budget: sampled repair turns, rejected repeats and fresh attempts."""
+
+    attempts: int = Field(default=3, ge=1, le=50)
+    """Fresh conversations at most; the run ends at the first whose execution passes every check."""
+    repair_temperature: float = Field(default=0.7, ge=0, le=2)
+    """Sampling temperature of repair turns (0: greedy). The first turn of the first attempt is always greedy."""
+    attempt_temperature: float = Field(default=0.7, ge=0, le=2)
+    """Sampling temperature of the first turn of attempts 2..N."""
+    max_resamples: int = Field(default=3, ge=0, le=20)
+    """Re-asks of a turn whose code repeats an earlier execution; each one hotter, with a new seed."""
+    resample_step: float = Field(default=0.2, ge=0, le=1)
+    """How much hotter each re-ask is (capped at 1.5)."""
+    seed: int = Field(default=0, ge=0)
+    """Base seed: every sampled call gets its own seed from it, so a run is reproducible."""
+    summary: bool = True
+    """Start a fresh attempt with one line on what failed before."""
+    top_p: float = Field(default=0.95, gt=0, le=1)
+    """Nucleus cut-off of sampled turns."""
+
+
 class Scenario(Strict):
     """One scenario file."""
 
@@ -219,6 +240,8 @@ class Scenario(Strict):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     checks: list[Check] = Field(default_factory=list)
     """Acceptance checks run after each successful execution."""
+    strategy: StrategyConfig = Field(default_factory=StrategyConfig)
+    """Sampled repairs, repeat rejection and fresh attempts (agents/strategy.py)."""
     files: dict[str, str] = Field(default_factory=dict)
     """Files written into the workspace before the run (name -> content)."""
 
@@ -316,9 +339,3 @@ def load_scenario(path: str | Path) -> Scenario:
     path = Path(path)
     data, lines = load_yaml(path, ScenarioError)
     return scenario_from_data(data, lines, str(path), path.resolve())
-
-
-def scenario_from_text(text: str, origin: str = "<text>", path: Path | None = None) -> Scenario:
-    """Load a scenario from YAML text (for chat mode, benchmarks and tests)."""
-    data, lines = parse_yaml(text, origin, ScenarioError)
-    return scenario_from_data(data, lines, origin, path)

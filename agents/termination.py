@@ -67,14 +67,3 @@ def compile_predicate(pred: Predicate) -> MessageFn:
         subs = [compile_predicate(p) for p in pred.all]
         return lambda m, c: all(s(m, c) for s in subs)
     raise TypeError(f"unknown predicate {pred!r}")
-
-
-def uses_success(pred: Predicate) -> bool:
-    """Whether `success: true` appears anywhere in the predicate."""
-    if isinstance(pred, Success):
-        return pred.success
-    if isinstance(pred, AnyOf):
-        return any(uses_success(p) for p in pred.any)
-    if isinstance(pred, AllOf):
-        return any(uses_success(p) for p in pred.all)
-    return False

@@ -12,7 +12,9 @@ from typing import Any
 
 from agents.errors import TranscriptError
 
-FORMAT = "codeduet.transcript/1"
+FORMAT = "codeduet.transcript/2"
+READABLE = ("codeduet.transcript/1", FORMAT)
+"""Formats this version reads: /2 added attempts and rejected repeats; a /1 transcript is one attempt."""
 EVENTS = "events.jsonl"
 TRANSCRIPT = "transcript.json"
 STATUSES = ("success", "failed", "max_replies", "interrupted", "error")
@@ -63,6 +65,8 @@ class JsonlRecorder:
         self.scrub = Scrubber(secrets)
         self.header = {"format": FORMAT, **header, "started_at": now_iso()}
         self.messages: list[dict[str, Any]] = []
+        self.attempts: list[dict[str, Any]] = []
+        self.rejected: list[dict[str, Any]] = []
         self.started = time.perf_counter()
         self._file = open(self.run_dir / EVENTS, "a", encoding="utf-8")
         self._write({"type": "start", **self.header})
@@ -77,20 +81,27 @@ class JsonlRecorder:
         if kind == "message":
             data = {"index": len(self.messages), "time": now_iso(), **data}
             self.messages.append(data)
+        elif kind == "attempt":
+            self.attempts.append(data)
+        elif kind == "repeat_rejected":
+            data = {"time": now_iso(), "before_message": len(self.messages), **data}
+            self.rejected.append(data)
         self._write({"type": kind, **data})
 
     def totals(self) -> dict[str, Any]:
         """Counts and sums over the messages so far."""
-        return compute_totals(self.messages, time.perf_counter() - self.started)
+        return compute_totals(self.messages, time.perf_counter() - self.started, self.rejected, self.attempts)
 
-    def finish(self, status: str, reason: str) -> Path:
+    def finish(self, status: str, reason: str, **extra: Any) -> Path:
         """Write the end event and transcript.json (atomically); return its path."""
         totals = self.totals()
         ended = now_iso()
         if not self._file.closed:
-            self._write({"type": "end", "status": status, "reason": reason, "ended_at": ended, "totals": totals})
+            self._write({"type": "end", "status": status, "reason": reason, "ended_at": ended, "totals": totals,
+                         **extra})
             self._file.close()
-        transcript = {**self.header, "ended_at": ended, "status": status, "reason": reason,
+        transcript = {**self.header, "ended_at": ended, "status": status, "reason": reason, **extra,
+                      "attempts": self.attempts, "rejected_repeats": self.rejected,
                       "messages": self.messages, "totals": totals}
         path = self.run_dir / TRANSCRIPT
         tmp = path.with_suffix(".json.tmp")
@@ -99,10 +110,13 @@ class JsonlRecorder:
         return path
 
 
-def compute_totals(messages: list[dict[str, Any]], seconds: float | None = None) -> dict[str, Any]:
-    """Turns, executions, failures and tokens over a list of transcript messages."""
+def compute_totals(messages: list[dict[str, Any]], seconds: float | None = None,
+                   rejected: list[dict[str, Any]] | None = None,
+                   attempts: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Turns, executions, failures, attempts, rejected repeats and tokens (rejected samples included)."""
+    rejected = rejected or []
     execs = [e for m in messages for e in (m.get("outcome") or {}).get("executions", [])]
-    usage = [m.get("usage") or {} for m in messages]
+    usage = [m.get("usage") or {} for m in [*messages, *rejected]]
     totals = {
         "messages": len(messages),
         "turns": sum(1 for m in messages if m.get("role") == "assistant"),
@@ -111,6 +125,9 @@ def compute_totals(messages: list[dict[str, Any]], seconds: float | None = None)
         "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in usage),
         "completion_tokens": sum(u.get("completion_tokens") or 0 for u in usage),
         "execution_seconds": round(sum(e.get("duration_s") or 0 for e in execs), 3),
+        "attempts": len(attempts) if attempts else max([m.get("attempt") or 1 for m in messages], default=1),
+        "rejected_repeats": len(rejected),
+        "blocked_repeats": sum(1 for m in messages if (m.get("outcome") or {}).get("kind") == "repeat"),
     }
     if seconds is not None:
         totals["seconds"] = round(seconds, 3)
@@ -120,6 +137,8 @@ def compute_totals(messages: list[dict[str, Any]], seconds: float | None = None)
 def _from_events(path: Path) -> dict[str, Any]:
     header: dict[str, Any] | None = None
     messages, end = [], None
+    attempts: list[dict[str, Any]] = []
+    rejected: list[dict[str, Any]] = []
     with open(path, encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
@@ -133,6 +152,10 @@ def _from_events(path: Path) -> dict[str, Any]:
                 header = event
             elif kind == "message":
                 messages.append(event)
+            elif kind == "attempt":
+                attempts.append(event)
+            elif kind == "repeat_rejected":
+                rejected.append(event)
             elif kind == "end":
                 end = event
     if header is None:
@@ -140,7 +163,9 @@ def _from_events(path: Path) -> dict[str, Any]:
     status = end["status"] if end else "interrupted"
     reason = end["reason"] if end else "the process ended before the run finished (recovered from events.jsonl)"
     return {**header, "status": status, "reason": reason, "ended_at": (end or {}).get("ended_at"),
-            "messages": messages, "totals": (end or {}).get("totals") or compute_totals(messages),
+            "chosen_attempt": (end or {}).get("chosen_attempt"), "attempts": attempts, "rejected_repeats": rejected,
+            "messages": messages, "totals": (end or {}).get("totals") or compute_totals(messages, None, rejected,
+                                                                                        attempts),
             "recovered_from_events": True}
 
 
@@ -154,7 +179,7 @@ def load_transcript(target: str | Path, warn: Any = None) -> dict[str, Any]:
     if tpath.is_file():
         try:
             data = json.loads(tpath.read_text(encoding="utf-8"))
-            if not isinstance(data, dict) or data.get("format") != FORMAT:
+            if not isinstance(data, dict) or data.get("format") not in READABLE:
                 fmt = data.get("format") if isinstance(data, dict) else None
                 problem = f"{tpath}: format {fmt!r} is not {FORMAT!r}: {_format_hint(fmt)}"
             else:
@@ -169,7 +194,7 @@ def load_transcript(target: str | Path, warn: Any = None) -> dict[str, Any]:
             data = _from_events(epath)
         except TranscriptError:
             data = None
-        if data is not None and data.get("format") == FORMAT:
+        if data is not None and data.get("format") in READABLE:
             if warn:
                 warn(f"{problem or f'{tpath}: missing'}; recovered {len(data['messages'])} messages from {epath}")
             data.setdefault("run_dir", str(run_dir))

@@ -49,6 +49,7 @@ def scenario_file(tmp_path: Path) -> ScenarioFactory:
             "model": {"provider": "scripted", "replies": replies},
             "user_proxy": {"max_consecutive_auto_reply": 5},
             "sandbox": {"image": IMAGE, "timeout": 10},
+            "strategy": {"attempts": 1},  # one conversation unless a test is about fresh attempts
         }
         for key, value in overrides.items():
             if isinstance(value, dict) and isinstance(data.get(key), dict):

@@ -295,5 +295,5 @@ def test_transcript_of_a_future_format(tmp_path):
 def test_json_that_is_not_a_transcript(tmp_path):
     path = tmp_path / "transcript.json"
     path.write_text(json.dumps({"hello": "world"}))
-    with pytest.raises(TranscriptError, match="format None is not 'codeduet.transcript/1': not a codeduet transcript"):
+    with pytest.raises(TranscriptError, match="format None is not 'codeduet.transcript/2': not a codeduet transcript"):
         load_transcript(path)

@@ -47,7 +47,10 @@ WRONG_2 = "```python\ndef truncate_number(number: float) -> float:\n    return n
 GOOD_2 = "```python\ndef truncate_number(number: float) -> float:\n    return number % 1.0\n```"
 CRASH_4 = ("```python\ndef mean_absolute_deviation(numbers):\n    return 1 / 0\n\n"
            "print(mean_absolute_deviation([1.0, 2.0]))\n```")
-ANSWERS = {"HumanEval/0": [GOOD_0], "HumanEval/2": [WRONG_2, GOOD_2], "HumanEval/4": [CRASH_4, CRASH_4, CRASH_4]}
+WRONG_2B = "```python\ndef truncate_number(number: float) -> float:\n    return number * 1\n```"
+CRASH_2 = "```python\ndef truncate_number(number: float) -> float:\n    return number / 0\n```"
+ANSWERS = {"HumanEval/0": [GOOD_0], "HumanEval/2": [WRONG_2, GOOD_2],
+           "HumanEval/4": [CRASH_4, CRASH_4.replace("1 / 0", "2 / 0"), CRASH_4.replace("1 / 0", "3 / 0")]}
 
 
 def _problems(*ids: str) -> list[dict]:
@@ -125,14 +128,14 @@ def bench_out(tmp_path: Path) -> Path:
     return tmp_path / "bench"
 
 
-def _scripted(problem: dict, mode: str, attempt: int) -> dict:
+def _scripted(problem: dict, mode: str) -> dict:
     replies = ANSWERS[problem["task_id"]]
     return {"provider": "scripted", "replies": replies[:1] if mode == "single" else replies}
 
 
 @pytest.mark.docker
 def test_both_modes_score_pass_fail_and_crash(sandbox_image, bench_out):
-    cfg = BenchConfig(mode="both", max_auto_reply=2, out=bench_out, separate_single=True)
+    cfg = BenchConfig(mode="both", max_auto_reply=2, out=bench_out, separate_single=True, attempts=1)
     summary = run_bench(QUIET, cfg, model_for=_scripted, problems=_problems("HumanEval/0", "HumanEval/2", "HumanEval/4"))
     rec = {(r["task_id"], r["mode"]): r for r in read_records(bench_out)}
     assert len(rec) == 6
@@ -153,9 +156,9 @@ def test_both_modes_score_pass_fail_and_crash(sandbox_image, bench_out):
     assert not still["passed"] and still["status"] == "max_replies" and still["turns"] == 3
     assert rec["HumanEval/0", "loop"]["turns"] == 1  # the examples passed at once: no extra turn
 
-    # single really is one assistant turn that never sees feedback
+    # single really is one assistant turn: its code runs, but the model is never asked again
     single = load_transcript(good["run_dir"])["messages"]
-    assert [m["role"] for m in single] == ["task", "assistant"]
+    assert [m["role"] for m in single] == ["task", "assistant", "execution"]
 
     p = summary["paired"]
     assert p["n"] == 3 and p["fixed_by_loop"] == ["HumanEval/2"] and p["broken_by_loop"] == []
@@ -187,50 +190,54 @@ def test_hidden_tests_never_reach_the_assistant(sandbox_image, bench_out):
 
 
 @pytest.mark.docker
-def test_restart_with_a_new_sample_is_chosen_by_the_visible_examples(sandbox_image, bench_out):
-    replies = {0: [WRONG_2, WRONG_2], 1: [CRASH_4], 2: [GOOD_2]}
-    cfg = BenchConfig(mode="loop", max_auto_reply=1, restarts=3, out=bench_out)
-    run_bench(QUIET, cfg, model_for=lambda p, m, a: {"provider": "scripted", "replies": replies[a]},
+def test_a_fresh_attempt_is_chosen_by_the_visible_examples(sandbox_image, bench_out):
+    # one scripted model for the whole run: attempt 1 (2 turns), attempt 2 (2 turns), attempt 3 (1 turn)
+    replies = [WRONG_2, WRONG_2B, CRASH_2, CRASH_2.replace("/ 0", "/ 0.0 / 0"), GOOD_2]
+    cfg = BenchConfig(mode="loop", max_auto_reply=1, attempts=3, out=bench_out)
+    run_bench(QUIET, cfg, model_for=lambda p, m: {"provider": "scripted", "replies": replies},
               problems=_problems("HumanEval/2"))
     (record,) = read_records(bench_out)
-    assert record["passed"] and record["attempts"] == 3 and record["chosen"] == "a2_t1"
-    assert record["turns"] == 2 + 2 + 1 and record["repeated_turns"] == 1
-    assert record["first_passed"] is False and len(record["run_dirs"]) == 3
-    assert "same as one you already sent" in _feedback_after_repeat(sandbox_image, bench_out.parent / "rep")
-
-
-def _feedback_after_repeat(image: str, out: Path) -> str:
-    cfg = BenchConfig(mode="loop", max_auto_reply=2, out=out)
-    run_bench(QUIET, cfg, model_for=lambda p, m, a: {"provider": "scripted", "replies": [WRONG_2, WRONG_2, GOOD_2]},
-              problems=_problems("HumanEval/2"))
-    (record,) = read_records(out)
-    feedback = [m["content"] for m in load_transcript(record["run_dir"])["messages"] if m["role"] == "execution"]
-    assert "Find the mistake" in feedback[0] and "print(" not in feedback[0]
-    return feedback[1]
+    assert record["passed"] and record["attempts"] == 3 and record["chosen"] == "a3_t1"
+    assert record["turns"] == 2 + 2 + 1 and record["repeated_turns"] == 0
+    assert record["first_passed"] is False and record["greedy_passed"] is False
+    t = load_transcript(record["run_dir"])
+    assert t["chosen_attempt"] == 3 and [a["status"] for a in t["attempts"]] == ["max_replies", "max_replies",
+                                                                                   "success"]
 
 
 @pytest.mark.docker
-def test_shared_single_is_the_loops_first_reply_and_restarts_are_scored_apart(sandbox_image, bench_out):
-    replies = {0: [WRONG_2, WRONG_2], 1: [CRASH_4], 2: [GOOD_2]}
+def test_a_resent_function_is_reasked_not_rerun(sandbox_image, bench_out):
+    cfg = BenchConfig(mode="loop", max_auto_reply=2, attempts=1, out=bench_out)
+    run_bench(QUIET, cfg, model_for=lambda p, m: {"provider": "scripted", "replies": [WRONG_2, WRONG_2, GOOD_2]},
+              problems=_problems("HumanEval/2"))
+    (record,) = read_records(bench_out)
+    assert record["passed"] and record["rejected_repeats"] == 1 and record["turns"] == 2
+    feedback = [m["content"] for m in load_transcript(record["run_dir"])["messages"] if m["role"] == "execution"]
+    assert len(feedback) == 2 and "Find the mistake" in feedback[0] and "print(" not in feedback[0]
+
+
+@pytest.mark.docker
+def test_shared_single_is_the_loops_first_reply_and_fresh_attempts_are_scored_apart(sandbox_image, bench_out):
+    replies = [WRONG_2, WRONG_2B, CRASH_2, CRASH_2.replace("/ 0", "/ 0.0 / 0"), GOOD_2]
     calls = []
 
-    def model_for(problem, mode, attempt):
+    def model_for(problem, mode):
         calls.append(mode)
-        return {"provider": "scripted", "replies": replies[attempt]}
+        return {"provider": "scripted", "replies": replies}
 
-    cfg = BenchConfig(mode="both", max_auto_reply=1, restarts=2, restart_auto_reply=0, out=bench_out)
+    cfg = BenchConfig(mode="both", max_auto_reply=1, attempts=3, out=bench_out)
     summary = run_bench(QUIET, cfg, model_for=model_for, problems=_problems("HumanEval/2"))
-    assert calls == ["loop", "loop", "loop"]  # the single pass is not generated a second time
+    assert calls == ["loop"]  # the single pass is not generated a second time
     rec = {r["mode"]: r for r in read_records(bench_out)}
     single, loop = rec["single"], rec["loop"]
     assert single["shared_first_turn"] and single["turns"] == 1 and not single["passed"]
     assert single["hidden"] == "wrong_answer" and single["first_reply_sha"] == loop["first_reply_sha"]
-    assert loop["passed"] and loop["attempts"] == 3 and loop["chosen"] == "a2_t1"
-    assert loop["turns"] == 2 + 1 + 1  # restarts get no feedback round: restart_auto_reply=0
-    assert loop["greedy_passed"] is False and loop["greedy_chosen"].startswith("a0_")
+    assert loop["passed"] and loop["attempts"] == 3 and loop["chosen"] == "a3_t1"
+    assert loop["greedy_passed"] is False and loop["greedy_chosen"].startswith("a1_")
     p = summary["paired"]
     assert p["single_from_loop_first_reply"] and p["fixed_by_loop"] == ["HumanEval/2"]
-    assert p["loop_without_restarts_pass_at_1"] == 0 and p["restarts_fixed"] == 1 and p["restarts_broke"] == 0
+    assert p["first_attempt_pass_at_1"] == 0 and p["fresh_attempts_fixed"] == 1 and p["fresh_attempts_broke"] == 0
+    assert p["first_attempt_minus_single"] == 0
 
 
 def test_choose_prefers_a_candidate_that_passes_the_examples():
@@ -247,16 +254,16 @@ def test_choose_prefers_a_candidate_that_passes_the_examples():
 def test_resume_skips_finished_problems(sandbox_image, bench_out):
     cfg = BenchConfig(limit=1, offset=0, mode="single", out=bench_out)
     answers = {"provider": "scripted", "replies": [GOOD_0]}
-    run_bench(QUIET, cfg, model_for=lambda p, m, a: answers)
+    run_bench(QUIET, cfg, model_for=lambda p, m: answers)
     with pytest.raises(BadInputError):
-        run_bench(QUIET, cfg, model_for=lambda p, m, a: answers)
+        run_bench(QUIET, cfg, model_for=lambda p, m: answers)
     cfg.resume = True
-    run_bench(QUIET, cfg, model_for=lambda p, m, a: answers)
+    run_bench(QUIET, cfg, model_for=lambda p, m: answers)
     assert len(read_records(bench_out)) == 1
     cfg.max_auto_reply = 5
     cfg.mode = "loop"
     with pytest.raises(BadInputError):
-        run_bench(QUIET, cfg, model_for=lambda p, m, a: answers)
+        run_bench(QUIET, cfg, model_for=lambda p, m: answers)
 
 
 @pytest.mark.docker

@@ -43,7 +43,8 @@ def test_success_exits_0_with_the_closing_line(sandbox_image, scenario_file, ws)
 
 
 @pytest.mark.parametrize("replies,extra,status", [
-    ([py("raise SystemExit(3)")] * 3, {"user_proxy": {"max_consecutive_auto_reply": 1}}, "max_replies"),
+    ([py(f"raise SystemExit({i})") for i in (3, 4, 5)], {"user_proxy": {"max_consecutive_auto_reply": 1}},
+     "max_replies"),
     ([py("raise SystemExit(3)"), "I give up. TERMINATE"], {"termination": {"contains": "TERMINATE"}}, "failed"),
 ], ids=["max_replies", "failed"])
 def test_a_run_that_does_not_succeed_exits_1(sandbox_image, scenario_file, ws, replies, extra, status):
@@ -87,7 +88,7 @@ def test_json_summary(sandbox_image, scenario_file, ws):
 def test_runs_lists_saved_runs(sandbox_image, scenario_file, ws):
     a = json.loads(run_cli("run", str(scenario_file([py("print(1)")], name="alpha")), "--workspace", str(ws),
                            "--json").stdout)
-    b = json.loads(run_cli("run", str(scenario_file([py("raise SystemExit(1)")] * 2, name="beta",
+    b = json.loads(run_cli("run", str(scenario_file([py("raise SystemExit(1)"), py("raise SystemExit(2)")], name="beta",
                                                     user_proxy={"max_consecutive_auto_reply": 1})),
                            "--workspace", str(ws), "--json").stdout)
     proc = run_cli("runs", "--workspace", str(ws))
@@ -143,7 +144,8 @@ def test_sandbox_clean_removes_orphans(sandbox_image, tmp_path):
 
 def test_batch_prints_a_summary_table(sandbox_image, scenario_file, ws):
     good = scenario_file([py("print('good')")], name="good")
-    bad = scenario_file([py("raise SystemExit(2)")] * 2, name="bad", user_proxy={"max_consecutive_auto_reply": 1})
+    bad = scenario_file([py("raise SystemExit(2)"), py("raise SystemExit(3)")], name="bad",
+                        user_proxy={"max_consecutive_auto_reply": 1})
     proc = run_cli("run", str(good), str(bad), "--jobs", "2", "--workspace", str(ws))
     assert proc.returncode == 1, proc.stderr
     out = proc.stdout

@@ -77,10 +77,11 @@ def test_termination_by_contains_predicate(sandbox_image, workspaces, scenario_f
 
 
 def test_reply_limit_stops_the_run(sandbox_image, workspaces, scenario_file):
-    path = scenario_file([py("raise SystemExit(3)")] * 10, user_proxy={"max_consecutive_auto_reply": 2})
+    path = scenario_file([py(f"raise SystemExit({i})") for i in range(1, 11)],
+                         user_proxy={"max_consecutive_auto_reply": 2})
     result = run(path)
     assert result.status == "max_replies"
-    assert result.totals["executions"] == 2
+    assert result.totals["executions"] == 3  # the last reply the limit allows still runs
     assert result.totals["turns"] == 3
 
 

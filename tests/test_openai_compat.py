@@ -55,23 +55,36 @@ def _url(httpd) -> str:
     return f"http://127.0.0.1:{httpd.server_address[1]}/v1"
 
 
-def test_assistant_agent_talks_to_a_real_openai_compatible_server(server):
+def test_assistant_agent_talks_to_a_real_openai_compatible_server(server, tmp_path):
     from autogen import AssistantAgent
+
+    from agents.display import NullDisplay
+    from agents.repeats import RepeatMemory
+    from agents.scenario import StrategyConfig
+    from agents.strategy import SamplingPolicy, install_sampled_reply
+    from agents.transcript import JsonlRecorder
 
     provider = build_provider({"provider": "openai", "model": "x", "base_url": _url(server), "api_key_optional": True})
     assert isinstance(provider, ModelProvider)
     provider.check_ready()
     agent = AssistantAgent("assistant", llm_config=provider.llm_config())
     provider.attach(agent)
+    policy = SamplingPolicy(StrategyConfig(repair_temperature=0.7, seed=3), attempt=1)
+    install_sampled_reply(agent, provider, policy, RepeatMemory(), JsonlRecorder(tmp_path, {}), NullDisplay())
     reply = agent.generate_reply(messages=[{"role": "user", "content": "hi"}])
     assert (reply["content"] if isinstance(reply, dict) else reply) == REPLY
     assert len(server.seen) == 1
     request = server.seen[0]
     assert request["path"] == "/v1/chat/completions" and request["auth"] == "Bearer not-needed"
-    assert request["body"]["model"] == "x" and request["body"]["temperature"] == 0
+    assert request["body"]["model"] == "x" and request["body"]["temperature"] == 0  # the first turn: greedy
+    assert "seed" not in request["body"]
     assert request["body"]["messages"][-1] == {"role": "user", "content": "hi"}
-    usage = provider.pop_usage()
-    assert (usage.prompt_tokens, usage.completion_tokens) == (11, 7)
+    agent.generate_reply(messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": REPLY},
+                                   {"role": "user", "content": "it failed"}])
+    repair = server.seen[1]["body"]  # a repair turn is sampled, with its own seed, on the same server
+    assert repair["temperature"] == 0.7 and repair["top_p"] == 0.95 and repair["seed"] == 3 + 10_000 + 200
+    usage = provider.pop_usage()  # both calls
+    assert (usage.prompt_tokens, usage.completion_tokens) == (22, 14)
     assert provider.pop_usage() is None
     assert provider.secrets() == []
 

@@ -11,7 +11,7 @@ import json
 import os
 import platform
 import subprocess
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 
-from agents.bench.humaneval_problem import ModelFor, Strategy, run_mode
+from agents.bench.humaneval_problem import ModelFor, run_mode
 from agents.bench.humaneval_scenario import PROMPT_VERSION, load_problems
 from agents.bench.humaneval_stats import summarize, summary_table
 from agents.bench.humaneval_visible import validated_examples
@@ -40,22 +40,25 @@ class BenchConfig:
     limit: int | None = None
     offset: int = 0
     mode: str = "both"
-    max_auto_reply: int = 3
+    max_auto_reply: int = 2
+    """Feedback rounds per attempt of the loop (the scenario's max_consecutive_auto_reply)."""
     model: str | None = None
     out: Path | None = None
     resume: bool = False
-    restarts: int = 0
-    """Loop only: sampled fresh conversations after the greedy one fails its docstring examples."""
-    restart_auto_reply: int | None = None
-    """Feedback rounds of each restart (None: max_auto_reply)."""
+    attempts: int | None = None
+    """Loop: fresh conversations at most (None: the product's StrategyConfig default)."""
+    strategy: dict[str, Any] | None = None
+    """Other `strategy:` keys for the loop (None: the product's defaults)."""
     separate_single: bool = False
     """both: generate the single pass in its own conversation instead of scoring the loop's first reply."""
 
     @property
-    def strategy(self) -> Strategy:
-        """The loop's budget."""
-        return Strategy(max_auto_reply=self.max_auto_reply, restarts=self.restarts,
-                        restart_auto_reply=self.restart_auto_reply)
+    def loop_strategy(self) -> dict[str, Any]:
+        """The loop's full strategy block as the scenarios get it (product defaults plus overrides)."""
+        from agents.bench.humaneval_problem import bench_strategy
+        from agents.scenario import StrategyConfig
+
+        return StrategyConfig(**bench_strategy("loop", self.attempts, self.strategy)).model_dump()
 
     @property
     def shared_single(self) -> bool:
@@ -136,8 +139,7 @@ def check_meta(out: Path, cfg: BenchConfig, meta: dict[str, Any]) -> None:
     path = out / META
     if path.is_file():
         old = json.loads(path.read_text(encoding="utf-8"))
-        for key in ("mode", "max_auto_reply", "model", "restarts", "restart_auto_reply", "shared_single",
-                    "prompt_version"):
+        for key in ("mode", "max_auto_reply", "model", "loop_strategy", "shared_single", "prompt_version"):
             if old.get(key) != meta.get(key):
                 raise BadInputError(f"--resume: {out} was run with {key}={old.get(key)!r}, not {meta.get(key)!r}")
         meta["started_at"] = old.get("started_at", meta["started_at"])
@@ -170,9 +172,8 @@ def run_bench(console: Console, cfg: BenchConfig, model_for: ModelFor | None = N
     modes = cfg.modes
     problems = problems if problems is not None else load_problems(cfg.limit, cfg.offset)
     out = resolve_out(cfg)
-    meta = {"mode": cfg.mode, "max_auto_reply": cfg.max_auto_reply, "model": cfg.model, "restarts": cfg.restarts,
-            "restart_auto_reply": cfg.restart_auto_reply, "shared_single": cfg.shared_single,
-            "strategy": asdict(cfg.strategy), "prompt_version": PROMPT_VERSION,
+    meta = {"mode": cfg.mode, "max_auto_reply": cfg.max_auto_reply, "model": cfg.model,
+            "loop_strategy": cfg.loop_strategy, "shared_single": cfg.shared_single, "prompt_version": PROMPT_VERSION,
             "feedback_prompt_version": FEEDBACK_VERSION, "limit": cfg.limit, "offset": cfg.offset,
             "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "commit": git_commit(),
             "machine": machine(), "model_info": _model_info(cfg.model) if model_for is None else "per-problem"}
@@ -197,8 +198,9 @@ def run_bench(console: Console, cfg: BenchConfig, model_for: ModelFor | None = N
                 for mode in order:
                     if (problem["task_id"], mode) in done and not cfg.shared_single:
                         continue
-                    new = run_mode(problem, visible[problem["task_id"]], mode, cfg.strategy, out, cfg.model,
-                                   model_for, with_single=cfg.shared_single)
+                    new = run_mode(problem, visible[problem["task_id"]], mode, cfg.max_auto_reply, out, cfg.model,
+                                   model_for, with_single=cfg.shared_single, attempts=cfg.attempts,
+                                   strategy=cfg.strategy)
                     for record in sorted(new, key=lambda r: r["mode"] != "single"):
                         _append(out, record)
                         records.append(record)
@@ -238,13 +240,13 @@ def _write_summary(out: Path, records: list[dict[str, Any]], meta: dict[str, Any
     return summary
 
 
-def main(console: Console, *, limit: int | None, offset: int, mode: str, max_auto_reply: int, model: str | None,
-         out: Path | None, resume: bool, restarts: int = 0, restart_auto_reply: int | None = None,
+def main(console: Console, *, limit: int | None, offset: int, mode: str, max_auto_reply: int | None,
+         model: str | None, out: Path | None, resume: bool, attempts: int | None = None,
          separate_single: bool = False) -> int:
     """CLI entry: run the benchmark, print the table; 0 when every selected problem was run and scored."""
-    cfg = BenchConfig(limit=limit, offset=offset, mode=mode, max_auto_reply=max_auto_reply, model=model, out=out,
-                      resume=resume, restarts=restarts, restart_auto_reply=restart_auto_reply,
-                      separate_single=separate_single)
+    cfg = BenchConfig(limit=limit, offset=offset, mode=mode, model=model, out=out, resume=resume, attempts=attempts,
+                      separate_single=separate_single,
+                      **({"max_auto_reply": max_auto_reply} if max_auto_reply is not None else {}))
     run_bench(console, cfg)
     return 0
 

@@ -1,12 +1,11 @@
-"""One HumanEval problem in one mode: run the scenario (and, for the loop, sampled restarts), pick the answer by
-visible evidence, score it with the hidden tests, and return its JSONL record."""
+"""One HumanEval problem in one mode: run its scenario through the product's strategy, pick the answer by visible
+evidence, score it with the hidden tests, and return its JSONL record."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -16,50 +15,16 @@ from agents.conversation import RunOptions, run_scenario
 from agents.errors import EnvironmentProblem
 from agents.transcript import load_transcript
 
-ModelFor = Callable[[dict[str, Any], str, int], "str | dict[str, Any] | None"]
-"""model_for(problem, mode, attempt) -> a model name or inline entry for that scenario (tests: scripted)."""
+ModelFor = Callable[[dict[str, Any], str], "str | dict[str, Any] | None"]
+"""model_for(problem, mode) -> a model name or inline entry for that problem's run (tests: scripted)."""
 
 
-@dataclass
-class Strategy:
-    """How the loop mode spends its budget."""
-
-    max_auto_reply: int = 3
-    """Feedback rounds per conversation."""
-    restarts: int = 0
-    """Fresh conversations with a sampled model after the greedy one fails its docstring examples."""
-    temperature: float = 0.7
-    """Sampling temperature of the restarts."""
-    top_p: float = 0.95
-    """Nucleus cut-off of the restarts."""
-    restart_auto_reply: int | None = None
-    """Feedback rounds of each restart (None: max_auto_reply)."""
-
-    def limit(self, attempt: int) -> int:
-        """max_consecutive_auto_reply of this attempt's conversation."""
-        if attempt == 0 or self.restart_auto_reply is None:
-            return self.max_auto_reply
-        return self.restart_auto_reply
-
-
-def sampled_entry(name: str | None, attempt: int, strategy: Strategy) -> dict[str, Any] | None:
-    """An inline copy of the configs/llm.yaml entry with sampling on and its own seed (None: cannot sample)."""
-    from agents.models import provider_class
-    from agents.models.config import load_models_file
-
-    models, _, _ = load_models_file()
-    entry = dict(models.models.get(name or models.default) or {})
-    if not entry:
-        return None
-    fields = provider_class(str(entry.get("provider"))).Config.model_fields
-    if "temperature" not in fields:
-        return None
-    entry["temperature"] = strategy.temperature
-    if "top_p" in fields:
-        entry["top_p"] = strategy.top_p
-    if "seed" in fields:
-        entry["seed"] = attempt
-    return {"name": f"{name or models.default}-sample{attempt}", **entry}
+def bench_strategy(mode: str, attempts: int | None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The scenario's `strategy:` block: the product's defaults (agents.scenario.StrategyConfig), one attempt for
+    single pass, and the bench's --attempts (and any other override) on top."""
+    if mode == "single":
+        return {"attempts": 1, "max_resamples": 0}
+    return {**(overrides or {}), **({"attempts": attempts} if attempts is not None else {})}
 
 
 def _ended_by(status: str, messages: list[dict[str, Any]], has_examples: bool) -> str:
@@ -71,13 +36,15 @@ def _ended_by(status: str, messages: list[dict[str, Any]], has_examples: bool) -
     return status
 
 
-def _turn_candidates(label: str, messages: list[dict[str, Any]], problem: dict[str, Any]) -> list[Candidate]:
-    """One candidate per assistant turn with code: the extraction rule over the blocks written so far."""
-    out, seen = [], []
+def _turn_candidates(messages: list[dict[str, Any]], problem: dict[str, Any]) -> list[Candidate]:
+    """One candidate per assistant turn with code, labelled a<attempt>_t<turn>: the extraction rule over the blocks
+    its attempt has written so far."""
+    out, seen = [], {}
     for m in messages:
         if m.get("role") == "assistant" and python_blocks([m]):
-            seen.append(m)
-            out.append(Candidate.build(f"{label}_t{len(seen)}", python_blocks(seen), problem))
+            attempt = m.get("attempt") or 1
+            seen.setdefault(attempt, []).append(m)
+            out.append(Candidate.build(f"a{attempt}_t{len(seen[attempt])}", python_blocks(seen[attempt]), problem))
     return out
 
 
@@ -111,64 +78,57 @@ class _Scoring:
         return c
 
 
-def run_mode(problem: dict[str, Any], examples: dict[str, Any], mode: str, strategy: Strategy, out: Path,
-             model: str | None, model_for: ModelFor | None = None, with_single: bool = False) -> list[dict[str, Any]]:
+def run_mode(problem: dict[str, Any], examples: dict[str, Any], mode: str, max_auto_reply: int, out: Path,
+             model: str | None, model_for: ModelFor | None = None, with_single: bool = False,
+             attempts: int | None = None, strategy: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Run, choose, score: the records of one (problem, mode).
 
+    The loop is the product's own strategy (agents/strategy.py) set by the scenario's `strategy:` block: greedy first
+    reply, sampled repair turns, repeats re-asked, fresh attempts until the docstring examples pass.
     with_single (loop only): also return the single-pass record, scored from the loop's first reply. The first
     request is the same as a single run's (same system message, task and model; greedy decoding), so this is
     the single-pass answer without generating it twice."""
     folder = out / "scenarios" / slug(problem["task_id"])
     visible = examples["examples"]
-    attempts = 1 if mode == "single" else 1 + strategy.restarts
-    runs: list[dict[str, Any]] = []
-    candidates: list[Candidate] = []
-    run_seconds = 0.0
+    limit = 0 if mode == "single" else max_auto_reply
+    inline = model_for(problem, mode) if model_for else None
+    scenario = build_scenario(problem, visible, folder, max_auto_reply=limit, model=inline, variant=mode,
+                              strategy=bench_strategy(mode, attempts, strategy))
     with Scorer(problem, visible, out / "scoring" / slug(problem["task_id"]) / mode, scoring_sandbox(),
                 f"he-score-{os.getpid()}-{time.time_ns() % 10**8}") as scorer:
         scoring = _Scoring(scorer)
-        for attempt in range(attempts):
-            inline = model_for(problem, mode, attempt) if model_for else (
-                None if attempt == 0 else sampled_entry(model, attempt, strategy))
-            if attempt > 0 and inline is None and model_for is None:
-                break  # this model cannot sample: no restarts
-            limit = 0 if mode == "single" else strategy.limit(attempt)
-            scenario = build_scenario(problem, visible, folder, max_auto_reply=limit, model=inline,
-                                      variant=mode if attempt == 0 else f"{mode}-sample{attempt}")
-            started = time.perf_counter()
-            result = run_scenario(scenario, RunOptions(model=None if inline is not None else model,
-                                                       max_auto_reply=limit, human="never",
-                                                       workspaces=out / "runs" / mode))
-            run_seconds += time.perf_counter() - started
-            if isinstance(result.error, EnvironmentProblem):
-                raise result.error
-            messages = load_transcript(result.run_dir)["messages"]
-            runs.append({"result": result, "messages": messages, "attempt": attempt})
-            new = [scoring.visible(c) for c in _turn_candidates(f"a{attempt}", messages, problem)]
-            candidates += new
-            if result.status == "success" or any(c.facts["visible_ok"] and c.facts["runs_ok"] for c in new):
-                break  # the docstring examples pass: no restart
+        started = time.perf_counter()
+        result = run_scenario(scenario, RunOptions(model=None if inline is not None else model,
+                                                   max_auto_reply=limit, human="never",
+                                                   workspaces=out / "runs" / mode))
+        run_seconds = time.perf_counter() - started
+        if isinstance(result.error, EnvironmentProblem):
+            raise result.error
+        transcript = load_transcript(result.run_dir)
+        messages = transcript["messages"]
         started_score = time.perf_counter()
         if mode == "single":  # scored as is: the first reply's code, whatever it is
-            candidates = [scoring.visible(Candidate.build("single", python_blocks(runs[0]["messages"]), problem))]
-        elif not candidates:
-            candidates = [scoring.visible(Candidate.build("none", [], problem))]
+            candidates = [scoring.visible(Candidate.build("single", python_blocks(messages), problem))]
+        else:
+            candidates = [scoring.visible(c) for c in _turn_candidates(messages, problem)] or \
+                [scoring.visible(Candidate.build("none", [], problem))]
         final = scoring.hidden(choose(candidates))
         first = scoring.hidden(candidates[0])
-        greedy = [c for c in candidates if c.label.startswith("a0_")]
-        greedy_final = scoring.hidden(choose(greedy)) if greedy and len(runs) > 1 else None
+        greedy = [c for c in candidates if c.label.startswith("a1_")]
+        greedy_final = scoring.hidden(choose(greedy)) if greedy and len(result.attempts) > 1 else None
         single = None
         if with_single and mode == "loop":
-            reply = _first_reply(runs[0]["messages"])
+            reply = _first_reply(messages)
             single = scoring.hidden(scoring.visible(Candidate.build("single", python_blocks([reply] if reply else []),
                                                                     problem)))
         score_seconds = time.perf_counter() - started_score
-    record = _record(problem, mode, final, first, runs, examples, candidates, run_seconds, score_seconds)
-    if greedy_final is not None:
-        record.update(greedy_passed=greedy_final.facts["passed"], greedy_chosen=greedy_final.label)
+    run = {"result": result, "messages": messages, "transcript": transcript}
+    record = _record(problem, mode, final, first, run, examples, candidates, run_seconds, score_seconds)
+    record["greedy_passed"] = greedy_final.facts["passed"] if greedy_final is not None else final.facts["passed"]
+    record["greedy_chosen"] = greedy_final.label if greedy_final is not None else final.label
     if single is None:
         return [record]
-    return [record, _single_record(problem, single, runs[0], examples, score_seconds)]
+    return [record, _single_record(problem, single, run, examples, score_seconds)]
 
 
 def _facts(c: Candidate) -> dict[str, Any]:
@@ -183,31 +143,32 @@ def _sha(message: dict[str, Any] | None) -> str | None:
     return hashlib.sha256((message.get("content") or "").encode()).hexdigest()[:16] if message else None
 
 
-def _record(problem: dict[str, Any], mode: str, final: Candidate, first: Candidate, runs: list[dict[str, Any]],
+def _record(problem: dict[str, Any], mode: str, final: Candidate, first: Candidate, run: dict[str, Any],
             examples: dict[str, Any], candidates: list[Candidate], seconds: float,
             score_seconds: float) -> dict[str, Any]:
-    assistant = [m for r in runs for m in r["messages"] if m.get("role") == "assistant"]
-    usage = [m.get("usage") or {} for m in assistant]
+    messages, result, transcript = run["messages"], run["result"], run["transcript"]
+    assistant = [m for m in messages if m.get("role") == "assistant"]
+    usage = [m.get("usage") or {} for m in [*assistant, *(transcript.get("rejected_repeats") or [])]]
     code_turns = sum(1 for m in assistant if python_blocks([m]))
     sources = [c.source for c in candidates if c.source is not None]
-    last = runs[-1]
     visible = examples["examples"]
+    totals = result.totals
     return {
         "task_id": problem["task_id"], "index": int(problem["task_id"].split("/")[-1]), "mode": mode,
         **_facts(final), "turns": len(assistant), "code_turns": code_turns,
-        "repair_iterations": max(0, code_turns - 1), "attempts": len(runs),
+        "repair_iterations": max(0, code_turns - 1), "attempts": len(result.attempts) or 1,
         "chosen": final.label, "repeated_turns": sum(1 for i, s in enumerate(sources) if s in sources[:i]),
+        "rejected_repeats": totals.get("rejected_repeats", 0), "blocked_repeats": totals.get("blocked_repeats", 0),
         "first_passed": first.facts.get("passed"), "first_visible_ok": first.facts.get("visible_ok"),
-        "tokens_in": sum(r["result"].totals.get("prompt_tokens", 0) for r in runs),
-        "tokens_out": sum(r["result"].totals.get("completion_tokens", 0) for r in runs),
+        "tokens_in": totals.get("prompt_tokens", 0), "tokens_out": totals.get("completion_tokens", 0),
         "tokens_in_evaluated": sum((u.get("extra") or {}).get("prompt_eval_tokens") or 0 for u in usage),
         "max_prompt_tokens": max([u.get("prompt_tokens") or 0 for u in usage], default=0),
         "seconds": round(seconds, 3), "score_seconds": round(score_seconds, 3),
-        "status": last["result"].status, "reason": last["result"].reason,
-        "ended_by": "single" if mode == "single" else _ended_by(last["result"].status, last["messages"], bool(visible)),
+        "status": result.status, "reason": result.reason,
+        "ended_by": "single" if mode == "single" else _ended_by(result.status, messages, bool(visible)),
         "first_reply_sha": _sha(assistant[0] if assistant else None),
         "examples": len(visible), "examples_dropped": len(examples.get("dropped") or []),
-        "run_dir": str(runs[0]["result"].run_dir), "run_dirs": [str(r["result"].run_dir) for r in runs],
+        "run_dir": str(result.run_dir),
     }
 
 
@@ -228,5 +189,5 @@ def _single_record(problem: dict[str, Any], single: Candidate, run: dict[str, An
         "status": "single_turn", "reason": "the loop's first reply, scored as is", "ended_by": "single",
         "first_reply_sha": _sha(reply), "shared_first_turn": True,
         "examples": len(examples["examples"]), "examples_dropped": len(examples.get("dropped") or []),
-        "run_dir": str(run["result"].run_dir), "run_dirs": [str(run["result"].run_dir)],
+        "run_dir": str(run["result"].run_dir),
     }

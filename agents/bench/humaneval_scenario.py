@@ -77,7 +77,8 @@ def slug(task_id: str) -> str:
 
 
 def build_scenario(problem: dict[str, Any], examples: list[dict[str, str]], folder: Path, *, max_auto_reply: int,
-                   model: str | dict[str, Any] | None = None, variant: str = "loop", image: str | None = None) -> Scenario:
+                   model: str | dict[str, Any] | None = None, variant: str = "loop", image: str | None = None,
+                   strategy: dict[str, Any] | None = None) -> Scenario:
     """Write scenario.yaml (and the docstring-example check next to it) into folder; load it back."""
     folder.mkdir(parents=True, exist_ok=True)
     data: dict[str, Any] = {
@@ -88,6 +89,7 @@ def build_scenario(problem: dict[str, Any], examples: list[dict[str, str]], fold
         "user_proxy": {"human_input_mode": "NEVER", "max_consecutive_auto_reply": max_auto_reply},
         "sandbox": {"timeout": SANDBOX_TIMEOUT, **({"image": image} if image else {})},
         "checks": [],
+        "strategy": strategy or {},
     }
     if model is not None:
         data["model"] = model

@@ -110,10 +110,16 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
             "single_from_loop_first_reply": all(by_mode["single"][t].get("shared_first_turn") for t in both),
         }
         greedy = [r.get("greedy_passed", r["passed"]) for r in first]
-        if any("greedy_passed" in r for r in first):  # restarts ran: what the first conversation alone scored
-            out["paired"]["loop_without_restarts_pass_at_1"] = round(sum(greedy) / len(both), 4)
-            out["paired"]["restarts_fixed"] = sum(1 for r, g in zip(first, greedy) if r["passed"] and not g)
-            out["paired"]["restarts_broke"] = sum(1 for r, g in zip(first, greedy) if g and not r["passed"])
+        singles = [by_mode["single"][t]["passed"] for t in both]
+        # the first conversation alone (greedy first reply, sampled repairs, repeats re-asked; no fresh attempt)
+        out["paired"]["first_attempt_pass_at_1"] = round(sum(greedy) / len(both), 4)
+        out["paired"]["first_attempt_minus_single"] = round((sum(greedy) - sum(singles)) / len(both), 4)
+        out["paired"]["first_attempt_fixed"] = sum(1 for g, s1 in zip(greedy, singles) if g and not s1)
+        out["paired"]["first_attempt_broke"] = sum(1 for g, s1 in zip(greedy, singles) if s1 and not g)
+        out["paired"]["fresh_attempts_fixed"] = sum(1 for r, g in zip(first, greedy) if r["passed"] and not g)
+        out["paired"]["fresh_attempts_broke"] = sum(1 for r, g in zip(first, greedy) if g and not r["passed"])
+        out["paired"]["rejected_repeats"] = sum(r.get("rejected_repeats") or 0 for r in first)
+        out["paired"]["blocked_repeats"] = sum(r.get("blocked_repeats") or 0 for r in first)
     return out
 
 
@@ -151,6 +157,9 @@ def summary_table(summary: dict[str, Any]) -> Table:
         table.add_row("95% CI (paired bootstrap)", f"{100 * lo:+.1f} … {100 * hi:+.1f}", *extra)
         table.add_row("fixed / broken by loop", f"{len(p['fixed_by_loop'])} / {len(p['broken_by_loop'])}", *extra)
         table.add_row("McNemar exact p", f"{p['mcnemar_p']:.3f}", *extra)
-        if "loop_without_restarts_pass_at_1" in p:
-            table.add_row("loop without restarts", _pct(p["loop_without_restarts_pass_at_1"]), *extra)
+        if "first_attempt_pass_at_1" in p:
+            table.add_row("first attempt alone (no fresh attempts)", _pct(p["first_attempt_pass_at_1"]), *extra)
+            table.add_row("first attempt − single", f"{100 * p['first_attempt_minus_single']:+.1f} pts", *extra)
+            table.add_row("repeats rejected / answered unrun", f"{p['rejected_repeats']} / {p['blocked_repeats']}",
+                          *extra)
     return table

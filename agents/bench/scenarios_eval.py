@@ -53,14 +53,14 @@ def select_scenarios(folder: Path = SCENARIOS_DIR, only: list[str] | None = None
 
 
 def run_one(scenario: Any, workspaces: Path, model: str | None = None,
-            max_auto_reply: int | None = None) -> dict[str, Any]:
+            max_auto_reply: int | None = None, attempts: int | None = None) -> dict[str, Any]:
     """One run of one scenario; a row of the table."""
     from agents.conversation import RunOptions, run_scenario
     from agents.display import NullDisplay
 
     started = time.perf_counter()
-    result = run_scenario(scenario, RunOptions(model=model, max_auto_reply=max_auto_reply, workspaces=workspaces),
-                          NullDisplay())
+    result = run_scenario(scenario, RunOptions(model=model, max_auto_reply=max_auto_reply, workspaces=workspaces,
+                                               attempts=attempts), NullDisplay())
     totals = result.totals
     messages = json.loads(result.transcript.read_text(encoding="utf-8")).get("messages", [])
     cut = sum(1 for m in messages if ((m.get("usage") or {}).get("extra") or {}).get("finish_reason") == "length")
@@ -68,7 +68,26 @@ def run_one(scenario: Any, workspaces: Path, model: str | None = None,
             "executions": totals.get("executions", 0), "failed_executions": totals.get("failed_executions", 0),
             "completion_tokens": totals.get("completion_tokens", 0), "cut_replies": cut,
             "seconds": round(time.perf_counter() - started, 1), "run_dir": str(result.run_dir),
-            "reason": result.reason}
+            "reason": result.reason, "attempts": totals.get("attempts", 1),
+            "rejected_repeats": totals.get("rejected_repeats", 0), "blocked_repeats": totals.get("blocked_repeats", 0),
+            "identical_resends_executed": identical_resends_executed(messages)}
+
+
+def identical_resends_executed(messages: list[dict[str, Any]]) -> int:
+    """Executed replies whose code (normalized) had already been executed earlier in the run."""
+    from agents.repeats import fingerprint, reply_code
+
+    seen, count, last_reply = set(), 0, None
+    for m in messages:
+        if m.get("role") == "execution" and (m.get("outcome") or {}).get("executions"):
+            code = reply_code(last_reply)
+            if code is not None:
+                key = fingerprint(code)
+                count += key in seen
+                seen.add(key)
+        elif m.get("role") == "assistant":
+            last_reply = m.get("content")
+    return count
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -82,6 +101,11 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "runs": len(rows), "successes": len(ok), "success_rate": round(len(ok) / len(rows), 3),
         "mean_turns": round(statistics.mean(r["turns"] for r in rows), 2),
+        "mean_attempts": round(statistics.mean(r.get("attempts", 1) for r in rows), 2),
+        "mean_seconds": round(statistics.mean(r["seconds"] for r in rows), 1),
+        "rejected_repeats": sum(r.get("rejected_repeats", 0) for r in rows),
+        "blocked_repeats": sum(r.get("blocked_repeats", 0) for r in rows),
+        "identical_resends_executed": sum(r.get("identical_resends_executed", 0) for r in rows),
         "mean_turns_success": round(statistics.mean(r["turns"] for r in ok), 2) if ok else None,
         "seconds": round(sum(r["seconds"] for r in rows), 1),
         "per_scenario": {name: {"success_rate": round(sum(r["status"] == "success" for r in rs) / len(rs), 3),
@@ -97,22 +121,26 @@ def print_table(rows: list[dict[str, Any]], summary: dict[str, Any], console: An
 
     console = console or Console()
     table = Table(title="scenarios with the local model")
-    for col in ("scenario", "status", "turns", "executions", "cut", "seconds"):
+    for col in ("scenario", "status", "attempts", "turns", "executions", "rejected", "resent+run", "seconds"):
         table.add_column(col, justify="left" if col in ("scenario", "status") else "right")
     for r in rows:
         style = "green" if r["status"] == "success" else "red"
-        table.add_row(r["scenario"], f"[{style}]{r['status']}[/]", str(r["turns"]), str(r["executions"]),
-                      str(r.get("cut_replies", 0)), f"{r['seconds']:.1f}")
+        table.add_row(r["scenario"], f"[{style}]{r['status']}[/]", str(r.get("attempts", 1)), str(r["turns"]),
+                      str(r["executions"]), str(r.get("rejected_repeats", 0)),
+                      str(r.get("identical_resends_executed", 0)), f"{r['seconds']:.1f}")
     console.print(table)
     console.print(f"prompt {summary.get('prompt_version')}: success {summary['successes']}/{summary['runs']} "
-                  f"({summary['success_rate']:.0%}), mean turns {summary['mean_turns']}, "
+                  f"({summary['success_rate']:.0%}), mean attempts {summary.get('mean_attempts')}, "
+                  f"mean turns {summary['mean_turns']}, mean {summary.get('mean_seconds')} s, "
+                  f"repeats rejected {summary.get('rejected_repeats')}, identical resends executed "
+                  f"{summary.get('identical_resends_executed')}, "
                   f"{summary['seconds']:.0f} s in all")
 
 
 def evaluate(n: int = 1, only: list[str] | None = None, model: str | None = None,
              workspaces: Path | None = None, out: Path | None = None, console: Any = None,
              folder: Path = SCENARIOS_DIR, max_auto_reply: int | None = None,
-             exclude: list[str] | None = None) -> dict[str, Any]:
+             exclude: list[str] | None = None, attempts: int | None = None) -> dict[str, Any]:
     """Run the selected scenarios n times each; print the table, write JSON if asked, return everything."""
     from agents.prompts import PROMPT_VERSION
 
@@ -121,15 +149,16 @@ def evaluate(n: int = 1, only: list[str] | None = None, model: str | None = None
     rows = []
     for rep in range(n):
         for scenario in scenarios:
-            row = run_one(scenario, workspaces, model, max_auto_reply)
+            row = run_one(scenario, workspaces, model, max_auto_reply, attempts)
             row["repeat"] = rep
             rows.append(row)
             if console is not None:
-                console.print(f"{scenario.name}: {row['status']} turns={row['turns']} cut={row['cut_replies']} "
-                          f"{row['seconds']:.0f}s",
+                console.print(f"{scenario.name}: {row['status']} attempts={row['attempts']} turns={row['turns']} "
+                              f"rejected={row['rejected_repeats']} cut={row['cut_replies']} {row['seconds']:.0f}s",
                               highlight=False)
+                console.file.flush()
     summary = {"prompt_version": PROMPT_VERSION, "model": model or "default", "n": n,
-               "max_auto_reply": max_auto_reply,
+               "max_auto_reply": max_auto_reply, "attempts": attempts, "commit": _commit(),
                "workspaces": str(workspaces), **summarize(rows)}
     print_table(rows, summary, console)
     report = {"summary": summary, "runs": rows}
@@ -137,6 +166,12 @@ def evaluate(n: int = 1, only: list[str] | None = None, model: str | None = None
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=2), encoding="utf-8")
     return report
+
+
+def _commit() -> str | None:
+    from agents.bench.humaneval import git_commit
+
+    return git_commit()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated scenario names")
     parser.add_argument("--exclude", default="", help="comma-separated scenario names to skip")
     parser.add_argument("--max-auto-reply", type=int, default=None, help="override each scenario's reply limit")
+    parser.add_argument("--attempts", type=int, default=None, help="override each scenario's strategy.attempts")
     parser.add_argument("--model", default=None, help="a configs/llm.yaml name instead of each scenario's model")
     parser.add_argument("--workspaces", type=Path, default=None, help="root for run folders (default: a temp dir)")
     parser.add_argument("--out", type=Path, default=None, help="write the rows and summary as JSON here")
@@ -155,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     only = [s for s in args.only.split(",") if s] or None
     exclude = [s for s in args.exclude.split(",") if s] or None
     report = evaluate(args.n, only, args.model, args.workspaces, args.out, Console(),
-                      max_auto_reply=args.max_auto_reply, exclude=exclude)
+                      max_auto_reply=args.max_auto_reply, exclude=exclude, attempts=args.attempts)
     return 0 if report["summary"]["success_rate"] == 1.0 else 1
 
 

@@ -180,7 +180,7 @@ def chat(model: LoadedModel, messages: list[dict[str, Any]], *, max_tokens: int,
         perf = _perf(llm)
         # every generated token but the last is evaluated; the last is EOS (dropped) unless the budget ran out
         completion = max(0, llm.n_tokens - len(tokens)) + (1 if finish == "length" else 0)
-    extra: dict[str, Any] = {**notes, "finish_reason": finish}
+    extra: dict[str, Any] = {**notes, "finish_reason": finish, "temperature": temperature, "seed": seed}
     if perf is not None:
         extra["prompt_eval_tokens"] = int(perf.n_p_eval)
         extra["prompt_eval_s"] = round(perf.t_p_eval_ms / 1000, 4)
@@ -201,8 +201,10 @@ class LlamaCppClient(InProcessClientMixin):
         """Answer params["messages"], streaming tokens to on_token."""
         cfg = self.provider.config
         model = self.provider.model()
+        temperature = params.get("temperature", cfg.temperature)
         text, usage = chat(model, params.get("messages") or [], max_tokens=params.get("max_tokens") or cfg.max_tokens,
-                           temperature=cfg.temperature, top_p=cfg.top_p, seed=cfg.seed, on_token=self.on_token)
+                           temperature=temperature, top_p=params.get("top_p", cfg.top_p) if temperature else 1.0,
+                           seed=params.get("seed", cfg.seed), on_token=self.on_token)
         self.provider.last_usage = usage
         return make_response(text, cfg.model, usage)
 

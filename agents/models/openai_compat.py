@@ -69,8 +69,8 @@ class OpenAIProvider:
         entry: dict[str, Any] = {"api_type": "openai", "model": self.config.model, "api_key": self._api_key()}
         if self.config.base_url:
             entry["base_url"] = self.config.base_url
-        cfg: dict[str, Any] = {"config_list": [entry], "cache_seed": None, "temperature": self.config.temperature,
-                               "timeout": self.config.timeout}
+        # no temperature here: AG2 lets config entries override create() arguments, and each call passes its own
+        cfg: dict[str, Any] = {"config_list": [entry], "cache_seed": None, "timeout": self.config.timeout}
         if self.config.max_tokens:
             cfg["max_tokens"] = self.config.max_tokens
         return cfg
@@ -105,6 +105,12 @@ class OpenAIProvider:
         usage = Usage(prompt_tokens=now[0] - self._seen[0], completion_tokens=now[1] - self._seen[1])
         self._seen = now
         return usage
+
+    def sampling_params(self, temperature: float | None, seed: int, top_p: float) -> dict[str, Any]:
+        """Per-call sampling (the entry's temperature when None); seed and top_p only when sampling."""
+        if temperature is None:
+            return {"temperature": self.config.temperature}
+        return {"temperature": temperature, "seed": seed, "top_p": top_p}
 
     def describe(self) -> dict[str, Any]:
         """Name, provider, model, server and settings; never the key."""

@@ -70,3 +70,11 @@ class InProcessProviderMixin:
         """Usage of the last reply."""
         usage, self.last_usage = self.last_usage, None
         return usage
+
+    def sampling_params(self, temperature: float | None, seed: int, top_p: float) -> dict[str, Any]:
+        """temperature / seed / top_p for the client's create(); {} for a backend with no sampling."""
+        if "temperature" not in type(self.config).model_fields:
+            return {}
+        if temperature is None:
+            return {"temperature": self.config.temperature, "seed": self.config.seed, "top_p": self.config.top_p}
+        return {"temperature": temperature, "seed": seed, "top_p": top_p}

@@ -36,6 +36,8 @@ class RecordedBlock:
     output: str
     checks: list[dict[str, Any]] = field(default_factory=list)
     """The turn's check verdicts, on the turn's last block only."""
+    attempt: int = 1
+    """The attempt it belongs to: each attempt re-runs in its own fresh sandbox, as it ran."""
 
 
 @dataclass
@@ -78,7 +80,8 @@ def recorded_blocks(t: dict[str, Any]) -> list[RecordedBlock]:
                                   f"{len(proposed)} recorded code blocks before it")
         for i, e in enumerate(executions):
             out.append(RecordedBlock(m.get("index", -1), proposed[i].code, e.get("language") or "python",
-                                     e.get("filename"), e.get("exit_code"), e.get("output") or ""))
+                                     e.get("filename"), e.get("exit_code"), e.get("output") or "",
+                                     attempt=m.get("attempt") or 1))
         out[-1].checks = (m.get("outcome") or {}).get("checks") or []
         proposed = []
     return out
@@ -145,16 +148,26 @@ def fresh_workspace(t: dict[str, Any]) -> Path:
 
 
 def replay_blocks(t: dict[str, Any], cfg: SandboxConfig, on_block: Any = None) -> list[BlockReport]:
-    """Run the recorded blocks in order in a fresh sandbox; compare each with what was recorded."""
+    """Run the recorded blocks in order, each attempt in its own fresh sandbox; compare each with the record."""
+    blocks = recorded_blocks(t)
+    scenario = _scenario_for_checks(t) if any(b.checks for b in blocks) else None
+    reports: list[BlockReport] = []
+    for attempt in sorted({b.attempt for b in blocks}):
+        reports += _replay_attempt(t, cfg, [b for b in blocks if b.attempt == attempt], scenario, on_block)
+    return reports
+
+
+def _replay_attempt(t: dict[str, Any], cfg: SandboxConfig, blocks: list[RecordedBlock], scenario: Any,
+                    on_block: Any) -> list[BlockReport]:
+    from agents.attempt import workspace_name
     from agents.checks import run_checks
     from agents.sandbox import make_executor
 
-    blocks = recorded_blocks(t)
     workspace = fresh_workspace(t)
     executor = make_executor(cfg, workspace, f"replay-{secrets.token_hex(3)}")
-    scenario = _scenario_for_checks(t) if any(b.checks for b in blocks) else None
     run_dir = str(t.get("run_dir") or "")
-    paths = [str(workspace), str(workspace.resolve()), f"{run_dir}/workspace", run_dir, str(t.get("run_id") or "")]
+    name = workspace_name(blocks[0].attempt if blocks else 1)
+    paths = [str(workspace), str(workspace.resolve()), f"{run_dir}/{name}", run_dir, str(t.get("run_id") or "")]
     reports = []
     try:
         executor.start()
@@ -188,9 +201,12 @@ def execute_run(console: Console, t: dict[str, Any], image: str | None = None) -
         console.print("no code was executed in this run: nothing to compare")
         return 0
 
+    multi = len({b.attempt for b in blocks}) > 1
+
     def show(r: BlockReport) -> None:
         name = r.block.filename or "block"
-        where = f"{name} (message {r.block.message_index})"
+        attempt = f"attempt {r.block.attempt}, " if multi else ""
+        where = f"{name} ({attempt}message {r.block.message_index})"
         if r.matches:
             console.print(f"  [green]✔ match[/]     {where} exit {r.exit_code}")
             return

@@ -14,6 +14,7 @@ from pygments.util import ClassNotFound
 
 from agents.codeblocks import FENCE
 from agents.replay.show import message_time, model_label, parse_time, totals_label
+from agents.replay.timeline import attempt_label, rejected_label, timeline
 
 CSS_FILE = Path(__file__).with_name("page.css")
 SIDE = {"assistant": "left", "task": "right", "human": "right", "execution": "right", "user_proxy": "right"}
@@ -134,7 +135,17 @@ def render_html(t: dict[str, Any]) -> str:
     started = parse_time(t.get("started_at"))
     css = CSS_FILE.read_text(encoding="utf-8") + HtmlFormatter(style="friendly").get_style_defs(".hl")
     scenario = (t.get("scenario") or {}).get("name", "run")
-    messages = "".join(message_html(m, started) for m in t.get("messages") or [])
+    parts = []
+    for kind, item in timeline(t):
+        if kind == "attempt":
+            parts.append(f'<h2 class="attempt" data-attempt="{esc(item.get("attempt", ""))}">'
+                         f'{esc(attempt_label(item, t.get("chosen_attempt")))}</h2>')
+        elif kind == "rejected":
+            parts.append(f'<details class="rejected" data-role="rejected"><summary>{esc(rejected_label(item))}'
+                         f'</summary>{content_html(item.get("content"))}</details>')
+        else:
+            parts.append(message_html(item, started))
+    messages = "".join(parts)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>codeduet · {esc(scenario)} · {esc(t.get('status', '?'))}</title>"

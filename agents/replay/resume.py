@@ -34,12 +34,23 @@ def full_history(t: dict[str, Any], warn: Any = None) -> list[dict[str, Any]]:
         seen.add(parent_dir)
         chain.append(node)
     return [{"role": m.get("role"), "content": m.get("content") or ""}
-            for run in reversed(chain) for m in run.get("messages") or []]
+            for run in reversed(chain) for m in kept_messages(run)]
 
 
-def workspace_files(run_dir: Path, warn: Any = None) -> dict[str, str]:
-    """Text files the parent run left in its workspace (not its block files), to seed the new run."""
-    root = Path(run_dir) / "workspace"
+def kept_messages(t: dict[str, Any]) -> list[dict[str, Any]]:
+    """The messages of the attempt the run kept (all of them for a single-attempt run): the conversation to go on."""
+    chosen = t.get("chosen_attempt")
+    messages = t.get("messages") or []
+    if not chosen:
+        return messages
+    return [m for m in messages if (m.get("attempt") or 1) == chosen]
+
+
+def workspace_files(run_dir: Path, warn: Any = None, attempt: int | None = None) -> dict[str, str]:
+    """Text files the parent run's kept attempt left in its workspace (not its block files), to seed the new run."""
+    from agents.attempt import workspace_name
+
+    root = Path(run_dir) / workspace_name(attempt or 1)
     files: dict[str, str] = {}
     total, skipped = 0, []
     for path in sorted(root.rglob("*")) if root.is_dir() else []:
@@ -73,10 +84,12 @@ def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) 
         raise ScenarioError(f"{t.get('run_dir')}: the transcript holds no scenario to resume")
     source = snap.pop("source", None)
     path = Path(source) if source and Path(source).is_file() else None
-    snap["files"] = {**(snap.get("files") or {}), **workspace_files(Path(str(t.get("run_dir"))), warn)}
+    snap["files"] = {**(snap.get("files") or {}),
+                     **workspace_files(Path(str(t.get("run_dir"))), warn, t.get("chosen_attempt"))}
     inline = snap.get("model")
     if model is None and isinstance(inline, dict) and inline.get("provider") == "scripted":
-        used = sum(1 for m in t.get("messages") or [] if m.get("role") == "assistant")
+        used = sum(1 for m in t.get("messages") or [] if m.get("role") == "assistant") + \
+            len(t.get("rejected_repeats") or [])
         snap["model"] = {**inline, "replies": list(inline.get("replies") or [])[used:]}
     return scenario_from_data(snap, {}, f"{t.get('run_dir')}/transcript.json (scenario)", path)
 

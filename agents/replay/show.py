@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agents.display import message_panel
+from agents.replay.timeline import attempt_label, rejected_label, timeline
 
 STATUS_STYLE = {"success": "bold green", "failed": "bold red", "max_replies": "bold yellow",
                 "interrupted": "bold yellow", "error": "bold red"}
@@ -65,6 +66,11 @@ def header_table(t: dict[str, Any]) -> Table:
             ("status", f"[{STATUS_STYLE.get(status, 'bold')}]{status}[/] · {t.get('reason', '')}"),
             ("totals", totals_label(t)),
             ("run", str(t.get("run_dir", "?")))]
+    tot = t.get("totals") or {}
+    if (tot.get("attempts") or 1) > 1 or tot.get("rejected_repeats") or tot.get("blocked_repeats"):
+        rows.append(("strategy", f"{tot.get('attempts', 1)} attempt(s), kept attempt {t.get('chosen_attempt') or 1}; "
+                                 f"{tot.get('rejected_repeats', 0)} repeat(s) rejected and re-asked, "
+                                 f"{tot.get('blocked_repeats', 0)} answered without running"))
     parent = t.get("parent")
     if parent:
         rows.append(("continues", f"{parent.get('run_dir', '?')} ({parent.get('messages', '?')} earlier messages)"))
@@ -94,9 +100,17 @@ def show_run(console: Console, t: dict[str, Any], step: bool = False) -> None:
         console.print("[yellow]recovered from events.jsonl: the transcript.json was missing or unusable[/]")
     messages = t.get("messages") or []
     started = parse_time(t.get("started_at"))
-    for i, message in enumerate(messages):
-        if step and i and not wait_for_enter(console, i, len(messages)):
+    shown = 0
+    for kind, item in timeline(t):
+        if kind == "attempt":
+            console.rule(f"[bold]{attempt_label(item, t.get('chosen_attempt'))}", style="cyan")
+            continue
+        if kind == "rejected":
+            console.print(f"[dim yellow]↺ {rejected_label(item)}[/]", soft_wrap=True)
+            continue
+        if step and shown and not wait_for_enter(console, shown, len(messages)):
             step = False
-        console.print(message_panel(message, time=message_time(message, started)))
+        shown += 1
+        console.print(message_panel(item, time=message_time(item, started)))
     status = t.get("status", "?")
     console.rule(f"[{STATUS_STYLE.get(status, 'bold')}]{status}[/] · {len(messages)} messages · {totals_label(t)}")

@@ -1,0 +1,146 @@
+"""One attempt: a fresh AssistantAgent ↔ sandbox UserProxyAgent conversation in its own container and workspace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autogen import AssistantAgent
+
+from agents.codeblocks import extract_code_blocks
+from agents.prompts import system_message
+from agents.protocols import ModelProvider, Recorder
+from agents.proxy import HumanInput, SandboxProxy
+from agents.quiet_io import quiet_ag2
+from agents.repeats import RepeatMemory
+from agents.sandbox import make_executor
+from agents.scenario import Scenario
+from agents.strategy import SamplingPolicy, install_sampled_reply
+from agents.termination import RunContext, compile_predicate
+
+
+@dataclass
+class AttemptSetup:
+    """What every attempt of one run shares."""
+
+    scenario: Scenario
+    provider: ModelProvider
+    recorder: Recorder
+    display: Any
+    memory: RepeatMemory
+    run_dir: Path
+    run_id: str
+    limit: int
+    mode: str
+    human: HumanInput | None = None
+
+
+def workspace_name(attempt: int) -> str:
+    """workspace/ for the first attempt (the layout of single-attempt runs), workspace-N/ after it."""
+    return "workspace" if attempt == 1 else f"workspace-{attempt}"
+
+
+def run_attempt(setup: AttemptSetup, attempt: int, message: str,
+                history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Run one conversation to its end; return its summary (status, reason, checks passed, workspace)."""
+    scenario, display = setup.scenario, setup.display
+    workspace = setup.run_dir / workspace_name(attempt)
+    workspace.mkdir()
+    for name, content in scenario.files.items():
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / name).write_text(content, encoding="utf-8")
+    executor = make_executor(scenario.sandbox, workspace, setup.run_id if attempt == 1 else f"{setup.run_id}-a{attempt}")
+    try:
+        executor.start()
+        setup.recorder.event("sandbox", attempt=attempt, **executor.describe())
+        context = RunContext()
+        predicate = compile_predicate(scenario.termination)
+        proxy = SandboxProxy(scenario, executor, context, human_input_mode=setup.mode,
+                             max_consecutive_auto_reply=setup.limit, human=setup.human, display=display,
+                             memory=setup.memory, attempt=attempt,
+                             is_termination_msg=lambda m: predicate(m, context) and not extract_code_blocks(m.get("content")))
+        with quiet_ag2():
+            assistant = AssistantAgent(scenario.assistant.name, llm_config=setup.provider.llm_config(),
+                                       system_message=scenario.assistant.system_message or system_message(),
+                                       is_termination_msg=lambda m: proxy.final_turn or predicate(m, context),
+                                       max_consecutive_auto_reply=setup.limit + 10, human_input_mode="NEVER")
+        setup.provider.attach(assistant, on_token=display.on_token)
+        policy = SamplingPolicy(scenario.strategy, attempt)
+        install_sampled_reply(assistant, setup.provider, policy, setup.memory, setup.recorder, display)
+        _install_recording(assistant, proxy, setup, policy, attempt)
+        _seed_history(assistant, proxy, history or [])
+        with quiet_ag2():
+            proxy.initiate_chat(assistant, message=message, clear_history=not history)
+        status, reason = final_status(proxy, setup.limit)
+    finally:
+        display.stop_live()
+        executor.stop()
+    last = proxy.last_executed
+    return {"attempt": attempt, "status": status, "reason": reason, "success": status == "success",
+            "checks_passed": last.checks_passed if last else 0, "checks": len(scenario.checks),
+            "ran_clean": bool(last and last.results and last.results[-1].exit_code == 0),
+            "summary": last.summary() if last else "no code was executed", "stop_reason": proxy.stop_reason,
+            "turns": proxy.turns, "workspace": workspace_name(attempt)}
+
+
+def final_status(proxy: SandboxProxy, limit: int) -> tuple[str, str]:
+    """success | failed | max_replies, with a reason a person can read."""
+    last = proxy.last_executed
+    if last is not None and last.success:
+        return "success", "the last execution exited 0 and every check passed"
+    if proxy.stop_reason == "max_replies":
+        return "max_replies", f"reached max_consecutive_auto_reply={limit}"
+    if proxy.stop_reason == "human_exit":
+        return "failed", "ended by the user before a successful execution"
+    if last is None:
+        return "failed", "the conversation ended without any code being executed"
+    return "failed", "the conversation ended after a failed execution or failed checks"
+
+
+def _seed_history(assistant: Any, proxy: Any, history: list[dict[str, Any]]) -> None:
+    for msg in history:
+        by_assistant = msg.get("role") == "assistant"
+        content = msg.get("content") or ""
+        assistant._oai_messages[proxy].append({"content": content, "role": "assistant" if by_assistant else "user"})
+        proxy._oai_messages[assistant].append({"content": content, "role": "user" if by_assistant else "assistant"})
+
+
+def _install_recording(assistant: Any, proxy: SandboxProxy, setup: AttemptSetup, policy: SamplingPolicy,
+                       attempt: int) -> None:
+    """Record every message as it is sent (AG2 hook), with code blocks, executions, checks, usage and sampling."""
+    state = {"first": True}
+    provider, recorder, display = setup.provider, setup.recorder, setup.display
+
+    def hook(sender: Any, message: Any, recipient: Any, silent: bool) -> Any:
+        content = message if isinstance(message, str) else (message or {}).get("content")
+        event: dict[str, Any] = {"sender": sender.name, "recipient": recipient.name, "content": content,
+                                 "attempt": attempt}
+        if sender is assistant:
+            event["role"] = "assistant"
+            event["turn"] = policy.turn
+            event["code_blocks"] = [b.to_dict() for b in extract_code_blocks(content)]
+            usage = provider.pop_usage()
+            if usage:
+                event["usage"] = usage.to_dict()
+            if policy.last:
+                event["sampling"] = policy.last
+        elif state["first"]:
+            event["role"] = "task"
+        elif proxy.pending is not None and content == proxy.pending.feedback:
+            event["role"] = "execution" if proxy.pending.kind == "executed" else "user_proxy"
+            event["outcome"] = proxy.pending.to_dict()
+            proxy.pending = None
+        elif content in proxy.human_contents:
+            event["role"] = "human"
+        else:
+            event["role"] = "user_proxy"
+        state["first"] = False
+        recorder.event("message", **event)
+        display.on_message(event)
+        if sender is proxy:
+            display.generation_started(assistant.name)
+        return message
+
+    assistant.register_hook("process_message_before_send", hook)
+    proxy.register_hook("process_message_before_send", hook)

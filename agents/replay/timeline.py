@@ -1,0 +1,49 @@
+"""A saved run in reading order: attempt headers, messages, and the repeats that were rejected and re-asked."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+
+def timeline(t: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Yields ("attempt", summary) before each attempt of a multi-attempt run, ("rejected", event) before the
+    message that replaced a rejected repeat, and ("message", message)."""
+    messages = t.get("messages") or []
+    summaries = {a.get("attempt"): a for a in t.get("attempts") or []}
+    multi = len({m.get("attempt") or 1 for m in messages}) > 1 or len(summaries) > 1
+    rejected: dict[int, list[dict[str, Any]]] = {}
+    for r in t.get("rejected_repeats") or []:
+        rejected.setdefault(int(r.get("before_message", len(messages))), []).append(r)
+    current = None
+    for i, m in enumerate(messages):
+        attempt = m.get("attempt") or 1
+        if multi and attempt != current:
+            current = attempt
+            yield "attempt", summaries.get(attempt) or {"attempt": attempt}
+        for r in rejected.pop(m.get("index", i), []):
+            yield "rejected", r
+        yield "message", m
+    for rest in rejected.values():  # rejected after the last message (a run cut short)
+        for r in rest:
+            yield "rejected", r
+
+
+def attempt_label(summary: dict[str, Any], chosen: Any = None) -> str:
+    """'attempt 2 · success · it ran and every check passed (kept)'."""
+    parts = [f"attempt {summary.get('attempt', '?')}"]
+    if summary.get("status"):
+        parts.append(str(summary["status"]))
+    if summary.get("summary"):
+        parts.append(str(summary["summary"]))
+    label = " · ".join(parts)
+    return label + (" (kept)" if chosen is not None and summary.get("attempt") == chosen else "")
+
+
+def rejected_label(event: dict[str, Any]) -> str:
+    """'rejected repeat: attempt 1 turn 2 (temperature 0.70, seed 10201) sent the code of attempt 1 turn 1 again'."""
+    rep = event.get("repeats") or {}
+    sampling = event.get("sampling") or {}
+    temp = sampling.get("temperature")
+    how = f"temperature {temp:.2f}, seed {sampling.get('seed')}" if temp is not None else "greedy"
+    return (f"rejected repeat: attempt {event.get('attempt')} turn {event.get('turn')} ({how}) sent the code of "
+            f"attempt {rep.get('attempt')} turn {rep.get('turn')} again; not executed, asked again")

@@ -1,0 +1,112 @@
+"""The self-debug strategy: greedy first turn, sampled repair turns, repeats re-asked hotter, fresh attempts.
+
+One strategy serves `run`, `chat`, `--resume`, batches and the benchmarks; a scenario's `strategy:` block sets it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from autogen import ConversableAgent
+
+from agents.prompts import render
+from agents.protocols import ModelProvider, Recorder
+from agents.repeats import RepeatMemory
+from agents.scenario import StrategyConfig
+
+MAX_TEMPERATURE = 1.5
+
+
+@dataclass
+class Sampling:
+    """How one model call samples: None temperature means the model entry's own setting."""
+
+    temperature: float | None
+    seed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """For transcripts."""
+        return {"temperature": self.temperature, "seed": self.seed}
+
+
+class SamplingPolicy:
+    """Which temperature and seed each call of one attempt gets."""
+
+    def __init__(self, config: StrategyConfig, attempt: int):
+        self.config = config
+        self.attempt = attempt
+        self.turn = 0
+        self.last: dict[str, Any] | None = None
+        """The sampling of the reply that was kept last (the recorder puts it on the message)."""
+
+    def next_turn(self) -> int:
+        """Count a new assistant turn of this attempt; returns its number (1-based)."""
+        self.turn += 1
+        return self.turn
+
+    def sampling(self, turn: int, resample: int) -> Sampling:
+        """Greedy (entry setting) for the first turn of attempt 1; sampled otherwise; hotter on each re-ask."""
+        cfg = self.config
+        seed = cfg.seed + 10_000 * self.attempt + 100 * turn + resample
+        if turn == 1:
+            base = None if self.attempt == 1 else cfg.attempt_temperature
+        else:
+            base = cfg.repair_temperature or None
+        if resample == 0:
+            return Sampling(base, seed)
+        start = base if base is not None else (cfg.repair_temperature or cfg.attempt_temperature or 0.7)
+        return Sampling(min(MAX_TEMPERATURE, start + cfg.resample_step * (resample - 1)), seed)
+
+
+def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, policy: SamplingPolicy,
+                          memory: RepeatMemory, recorder: Recorder, display: Any) -> None:
+    """Replace the assistant's LLM reply: each turn sampled per the policy, a repeated code re-asked."""
+
+    def reply(agent: ConversableAgent, messages: list[dict[str, Any]] | None = None, sender: Any = None,
+              config: Any = None, **kwargs: Any) -> tuple[bool, Any]:
+        turn = policy.next_turn()
+        budget = policy.config.max_resamples
+        for resample in range(budget + 1):
+            sampling = policy.sampling(turn, resample)
+            params = provider.sampling_params(sampling.temperature, sampling.seed, policy.config.top_p)
+            ok, text = ConversableAgent.generate_oai_reply(agent, messages, sender, config, **params, **kwargs)
+            content = text.get("content") if isinstance(text, dict) else text
+            earlier = memory.find(content) if ok else None
+            if earlier is None or resample == budget:
+                policy.last = {**sampling.to_dict(), "resample": resample}
+                return ok, text
+            memory.rejected += 1
+            usage = provider.pop_usage()
+            recorder.event("repeat_rejected", attempt=policy.attempt, turn=turn, resample=resample,
+                           sampling=sampling.to_dict(), content=content,
+                           repeats={"attempt": earlier.attempt, "turn": earlier.turn, "summary": earlier.summary},
+                           **({"usage": usage.to_dict()} if usage else {}))
+            display.info(f"[dim]attempt {policy.attempt} turn {turn}: the code repeats attempt {earlier.attempt} "
+                         f"turn {earlier.turn}; asking again (temperature "
+                         f"{policy.sampling(turn, resample + 1).temperature:.2f})[/]")
+            display.generation_started(agent.name)
+        return False, None  # not reached: the last resample always returns
+
+    assistant.replace_reply_func(ConversableAgent.generate_oai_reply, reply)
+
+
+def attempt_message(task: str, attempt: int, history: list[dict[str, Any]], config: StrategyConfig) -> str:
+    """The first message of a fresh attempt: the task, plus one line per earlier attempt on what failed."""
+    if attempt == 1 or not config.summary or not history:
+        return task
+    lines = "\n".join(f"- attempt {h['attempt']}: {h['summary']}" for h in history)
+    return render("attempt_task", task=task.rstrip(), failures=lines)
+
+
+def attempt_score(summary: dict[str, Any]) -> tuple[int, int, int]:
+    """Orders attempts: success first, then most checks passed, then code that ran clean, then the earlier one."""
+    return (1 if summary.get("success") else 0, summary.get("checks_passed", 0),
+            1 if summary.get("ran_clean") else 0)
+
+
+def best_attempt(summaries: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The attempt to keep: the first successful one, else the one with the most checks passed (earliest wins ties)."""
+    if not summaries:
+        return None
+    return max(summaries, key=lambda s: (attempt_score(s), -s["attempt"]))

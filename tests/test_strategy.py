@@ -1,0 +1,204 @@
+"""The self-debug strategy with real AG2 conversations and the real sandbox (scripted model): repeats are
+re-asked and never re-executed, fresh attempts live in one run folder, replay understands them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.conversation import RunOptions, run_scenario
+from agents.repeats import RepeatMemory, normalize_code
+from agents.scenario import StrategyConfig, load_scenario
+from agents.strategy import SamplingPolicy, best_attempt
+from agents.transcript import load_transcript
+from tests.conftest import ROOT, py
+
+RUN_PY = str(ROOT / "run.py")
+BAD = "values = [3, 1, 2]\nprint(sorted(values)[3])"
+BAD_REFORMATTED = "# the largest value\nvalues = [3,1,2]\n\nprint( sorted(values)[3] )  # index 3"
+GOOD = "values = [3, 1, 2]\nprint(sorted(values)[-1])"
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, RUN_PY, *args], capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL, env={"COLUMNS": "160", **__import__("os").environ})
+
+
+def events(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+
+
+# -- pure parts --------------------------------------------------------------------------------------
+
+def test_normalized_code_ignores_comments_and_formatting_but_not_changes():
+    assert normalize_code(BAD) == normalize_code(BAD_REFORMATTED)
+    assert normalize_code(BAD) != normalize_code(GOOD)
+    assert normalize_code("print(1\n") == normalize_code("  print(1\n\n")  # not Python: stripped lines
+
+
+def test_memory_finds_a_repeat_of_any_earlier_execution():
+    memory = RepeatMemory()
+    memory.remember(py(BAD), attempt=1, turn=1, summary="it failed with exit code 1: IndexError")
+    seen = memory.find(py(BAD_REFORMATTED))
+    assert seen is not None and (seen.attempt, seen.turn) == (1, 1) and "IndexError" in seen.summary
+    assert memory.find(py(GOOD)) is None and memory.find("no code here") is None
+
+
+def test_policy_first_turn_greedy_repairs_sampled_reasks_hotter_with_new_seeds():
+    cfg = StrategyConfig(repair_temperature=0.6, attempt_temperature=0.8, resample_step=0.2, seed=5)
+    first, second = SamplingPolicy(cfg, attempt=1), SamplingPolicy(cfg, attempt=2)
+    assert first.sampling(1, 0).temperature is None  # the model entry's own (greedy) setting
+    assert first.sampling(2, 0).temperature == 0.6
+    assert second.sampling(1, 0).temperature == 0.8
+    hotter = [first.sampling(2, k).temperature for k in range(4)]
+    assert hotter == sorted(hotter) and hotter[-1] == pytest.approx(1.0)
+    seeds = {p.sampling(t, k).seed for p in (first, second) for t in (1, 2, 3) for k in range(3)}
+    assert len(seeds) == 18  # every call its own seed: reproducible, never the same sample twice
+    assert first.sampling(1, 1).temperature == 0.6  # a repeated greedy reply is re-asked sampled
+    greedy_repairs = SamplingPolicy(StrategyConfig(repair_temperature=0), attempt=1)
+    assert greedy_repairs.sampling(2, 0).temperature is None
+
+
+def test_best_attempt_is_the_first_success_else_most_checks_passed():
+    a = [{"attempt": 1, "success": False, "checks_passed": 1, "ran_clean": True},
+         {"attempt": 2, "success": False, "checks_passed": 2, "ran_clean": True},
+         {"attempt": 3, "success": False, "checks_passed": 2, "ran_clean": True}]
+    assert best_attempt(a)["attempt"] == 2
+    assert best_attempt([*a, {"attempt": 4, "success": True, "checks_passed": 2, "ran_clean": True}])["attempt"] == 4
+    assert best_attempt([]) is None
+
+
+# -- real conversations ------------------------------------------------------------------------------
+
+@pytest.mark.docker
+def test_a_resent_code_is_reasked_not_reexecuted(sandbox_image, workspaces, scenario_file):
+    path = scenario_file([py(BAD), py(BAD_REFORMATTED), py(GOOD)], checks=[{"stdout_contains": "3"}],
+                         strategy={"attempts": 1, "max_resamples": 2})
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    t = load_transcript(result.run_dir)
+    execs = [e for m in t["messages"] for e in (m.get("outcome") or {}).get("executions", [])]
+    assert [e["exit_code"] for e in execs] == [1, 0]  # the repeat never ran
+    assert t["totals"]["rejected_repeats"] == 1 and t["totals"]["blocked_repeats"] == 0
+    rejected = t["rejected_repeats"][0]
+    assert rejected["content"] == py(BAD_REFORMATTED) and rejected["repeats"]["turn"] == 1
+    assert rejected["turn"] == 2 and rejected["resample"] == 0
+    assert [m["role"] for m in t["messages"]] == ["task", "assistant", "execution", "assistant", "execution"]
+    assert GOOD in t["messages"][3]["content"]
+    assert t["messages"][3]["sampling"]["resample"] == 1  # the kept reply was the re-ask
+    assert any(e["type"] == "repeat_rejected" for e in events(result.run_dir))  # persisted as it happened
+    shown = cli("replay", str(result.run_dir))
+    assert shown.returncode == 0 and "rejected repeat: attempt 1 turn 2" in shown.stdout, shown.stdout
+
+
+@pytest.mark.docker
+def test_a_repeat_past_the_reask_budget_is_answered_without_running(sandbox_image, workspaces, scenario_file):
+    path = scenario_file([py(BAD), py(BAD), py(BAD), py(GOOD)], strategy={"attempts": 1, "max_resamples": 1},
+                         user_proxy={"max_consecutive_auto_reply": 3})
+    result = run_scenario(load_scenario(path), RunOptions())
+    t = load_transcript(result.run_dir)
+    repeat = t["messages"][4]
+    assert repeat["role"] == "user_proxy" and repeat["outcome"]["kind"] == "repeat" \
+        and not repeat["outcome"]["executions"]
+    assert "not run again" in repeat["content"] and "IndexError" in repeat["content"]
+    assert result.status == "success" and t["totals"]["executions"] == 2
+    assert t["totals"]["rejected_repeats"] == 1 and t["totals"]["blocked_repeats"] == 1
+
+
+@pytest.fixture
+def two_attempt_run(sandbox_image, workspaces, scenario_file) -> Path:
+    """Attempt 1 fails twice and hits its reply limit; attempt 2 passes at once (of 3 allowed)."""
+    wrong = "print(sum(range(10)) + 1)"
+    path = scenario_file([py(BAD), py(wrong), py("open('out.txt', 'w').write('45')\nprint(sum(range(10)))")],
+                         name="attempts", checks=[{"stdout_contains": "45"}, {"file_exists": "out.txt"}],
+                         user_proxy={"max_consecutive_auto_reply": 1}, strategy={"attempts": 3})
+    return run_scenario(load_scenario(path), RunOptions()).run_dir
+
+
+@pytest.mark.docker
+def test_attempt_two_passes_and_the_run_ends_there_with_both_in_one_transcript(two_attempt_run):
+    t = load_transcript(two_attempt_run)
+    assert t["status"] == "success" and t["reason"].startswith("attempt 2 of 3")
+    assert t["chosen_attempt"] == 2 and [a["attempt"] for a in t["attempts"]] == [1, 2]
+    assert t["attempts"][0]["status"] == "max_replies" and t["attempts"][1]["success"]
+    assert [(m["attempt"], m["role"]) for m in t["messages"]] == [
+        (1, "task"), (1, "assistant"), (1, "execution"), (1, "assistant"), (1, "execution"),
+        (2, "task"), (2, "assistant"), (2, "execution")]
+    assert "Earlier attempts at this task failed" in t["messages"][5]["content"]
+    assert "checks failed" in t["messages"][5]["content"]  # the one-line summary of attempt 1
+    assert t["totals"]["attempts"] == 2 and t["totals"]["executions"] == 3
+    # each attempt has its own fresh workspace: attempt 1's files cannot satisfy attempt 2's checks
+    assert (two_attempt_run / "workspace" / "block01.py").is_file()
+    assert (two_attempt_run / "workspace-2" / "out.txt").read_text() == "45"
+    assert not (two_attempt_run / "workspace" / "out.txt").exists()
+    assert [e["attempt"] for e in events(two_attempt_run) if e["type"] == "attempt"] == [1, 2]
+    listing = cli("runs", "--workspace", str(two_attempt_run.parent.parent))
+    assert "2 (kept 2)" in listing.stdout, listing.stdout
+    shown = cli("replay", str(two_attempt_run))
+    assert "attempt 1 · max_replies" in shown.stdout and "attempt 2 · success" in shown.stdout
+    assert "(kept)" in shown.stdout
+
+
+@pytest.mark.docker
+def test_replay_execute_reruns_each_attempt_in_its_own_fresh_sandbox(two_attempt_run):
+    proc = cli("replay", str(two_attempt_run), "--execute")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "3 block(s): 3 match, 0 diverged" in proc.stdout
+    assert "block01.py (attempt 2, message 7)" in proc.stdout  # numbering restarts in the fresh workspace
+
+
+@pytest.mark.docker
+def test_html_shows_attempts_and_rejected_repeats(two_attempt_run, tmp_path):
+    page = tmp_path / "run.html"
+    assert cli("replay", str(two_attempt_run), "--html", str(page)).returncode == 0
+    text = page.read_text()
+    assert text.count('<h2 class="attempt"') == 2 and "attempt 2 · success" in text and "(kept)" in text
+
+
+@pytest.mark.docker
+def test_resume_of_a_multi_attempt_run_goes_on_from_the_kept_attempt(two_attempt_run):
+    proc = cli("replay", str(two_attempt_run), "--resume", "--message", "Also print the count.",
+               "--max-auto-reply", "1")
+    assert proc.returncode in (0, 1), proc.stderr
+    child = next(p for p in two_attempt_run.parent.iterdir() if p != two_attempt_run)
+    t = load_transcript(child)
+    assert t["parent"]["run_dir"] == str(two_attempt_run)
+    assert t["parent"]["messages"] == 3  # the kept attempt's task, reply and execution, not attempt 1's
+    assert (child / "workspace" / "out.txt").read_text() == "45"  # seeded from the kept attempt's workspace
+
+
+@pytest.mark.docker
+def test_no_fresh_attempt_after_the_person_ends_the_run(sandbox_image, workspaces, scenario_file):
+    path = scenario_file([py(BAD), py(GOOD)], strategy={"attempts": 3})
+    result = run_scenario(load_scenario(path), RunOptions(human="always"), human=lambda prompt, proxy: "exit")
+    assert result.status == "failed" and len(result.attempts) == 1
+
+
+def test_a_version_1_transcript_still_loads_and_shows(tmp_path):
+    run = tmp_path / "old"
+    run.mkdir()
+    old = {"format": "codeduet.transcript/1", "run_id": "x", "status": "success", "reason": "ok",
+           "scenario": {"name": "old"}, "messages": [
+               {"index": 0, "role": "task", "sender": "user_proxy", "content": "Print 1."},
+               {"index": 1, "role": "assistant", "sender": "assistant", "content": py("print(1)")}],
+           "totals": {"turns": 1}}
+    (run / "transcript.json").write_text(json.dumps(old))
+    assert load_transcript(run)["format"] == "codeduet.transcript/1"
+    shown = cli("replay", str(run))
+    assert shown.returncode == 0 and "Print 1." in shown.stdout and "attempt" not in shown.stdout
+
+
+def test_a_bad_strategy_key_is_a_one_line_error_with_file_and_line(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("task: x\nmodel: {provider: scripted}\nstrategy:\n  attempts: 2\n  atempts_typo: 3\n")
+    proc = cli("run", str(path))
+    assert proc.returncode == 2
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line == f"error: {path}:5: strategy.atempts_typo: unknown key 'atempts_typo'", line
+    path.write_text("task: x\nmodel: {provider: scripted}\nstrategy:\n  attempts: 0\n")
+    proc = cli("run", str(path))
+    assert proc.returncode == 2 and f"{path}:4: strategy.attempts" in proc.stderr, proc.stderr
