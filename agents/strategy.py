@@ -67,10 +67,11 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
               config: Any = None, **kwargs: Any) -> tuple[bool, Any]:
         turn = policy.next_turn()
         budget = policy.config.max_resamples
+        asked = messages if messages is not None else agent.chat_messages.get(sender, [])
         for resample in range(budget + 1):
             sampling = policy.sampling(turn, resample)
             params = provider.sampling_params(sampling.temperature, sampling.seed, policy.config.top_p)
-            ok, text = ConversableAgent.generate_oai_reply(agent, messages, sender, config, **params, **kwargs)
+            ok, text = ConversableAgent.generate_oai_reply(agent, asked, sender, config, **params, **kwargs)
             content = text.get("content") if isinstance(text, dict) else text
             earlier = memory.find(content) if ok else None
             if earlier is None or resample == budget:
@@ -86,6 +87,11 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
                          f"turn {earlier.turn}; asking again (temperature "
                          f"{policy.sampling(turn, resample + 1).temperature:.2f})[/]")
             display.generation_started(agent.name)
+            # the re-ask shows the model its repeat and says so; this exchange is not kept in the history
+            asked = [*(messages if messages is not None else agent.chat_messages.get(sender, [])),
+                     {"role": "assistant", "content": content},
+                     {"role": "user", "content": render("repeat_reask", attempt=earlier.attempt, turn=earlier.turn,
+                                                        summary=earlier.summary)}]
         return False, None  # not reached: the last resample always returns
 
     assistant.replace_reply_func(ConversableAgent.generate_oai_reply, reply)
