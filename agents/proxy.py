@@ -85,9 +85,10 @@ class SandboxProxy(UserProxyAgent):
         if not content.strip():
             return Outcome("empty", feedback=render("empty"))
         blocks = extract_code_blocks(content)
+        if is_unclosed(content):  # cut off inside a code block: the code is incomplete, never run it
+            return Outcome("unclosed", feedback=render("unclosed"))
         if not blocks:
-            return Outcome("unclosed" if is_unclosed(content) else "no_code",
-                           feedback=render("unclosed" if is_unclosed(content) else "no_code"))
+            return Outcome("no_code", feedback=render("no_code"))
         runnable = [b for b in blocks if b.runnable_as == "python"]
         if not runnable:
             return Outcome("unsupported", feedback=render("unsupported", language=blocks[0].language))

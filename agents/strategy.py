@@ -10,6 +10,7 @@ from typing import Any
 
 from autogen import ConversableAgent
 
+from agents.codeblocks import is_unclosed
 from agents.prompts import render
 from agents.protocols import ModelProvider, Recorder
 from agents.repeats import RepeatMemory
@@ -61,37 +62,43 @@ class SamplingPolicy:
 
 def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, policy: SamplingPolicy,
                           memory: RepeatMemory, recorder: Recorder, display: Any) -> None:
-    """Replace the assistant's LLM reply: each turn sampled per the policy, a repeated code re-asked."""
+    """Replace the assistant's LLM reply: each turn sampled per the policy; a reply that repeats code that already
+    ran, or that was cut off inside its code block (the model looping until max_tokens), is re-asked."""
 
     def reply(agent: ConversableAgent, messages: list[dict[str, Any]] | None = None, sender: Any = None,
               config: Any = None, **kwargs: Any) -> tuple[bool, Any]:
         turn = policy.next_turn()
         budget = policy.config.max_resamples
-        asked = messages if messages is not None else agent.chat_messages.get(sender, [])
+        history = messages if messages is not None else agent.chat_messages.get(sender, [])
+        asked = history
         for resample in range(budget + 1):
             sampling = policy.sampling(turn, resample)
             params = provider.sampling_params(sampling.temperature, sampling.seed, policy.config.top_p)
             ok, text = ConversableAgent.generate_oai_reply(agent, asked, sender, config, **params, **kwargs)
             content = text.get("content") if isinstance(text, dict) else text
             earlier = memory.find(content) if ok else None
-            if earlier is None or resample == budget:
+            cut = ok and earlier is None and is_unclosed(content)
+            if (earlier is None and not cut) or resample == budget:
                 policy.last = {**sampling.to_dict(), "resample": resample}
                 return ok, text
             memory.rejected += 1
             usage = provider.pop_usage()
-            recorder.event("repeat_rejected", attempt=policy.attempt, turn=turn, resample=resample,
-                           sampling=sampling.to_dict(), content=content,
-                           repeats={"attempt": earlier.attempt, "turn": earlier.turn, "summary": earlier.summary},
-                           **({"usage": usage.to_dict()} if usage else {}))
-            display.info(f"[dim]attempt {policy.attempt} turn {turn}: the code repeats attempt {earlier.attempt} "
-                         f"turn {earlier.turn}; asking again (temperature "
+            event: dict[str, Any] = {"reason": "cut" if cut else "repeat", "attempt": policy.attempt, "turn": turn,
+                                     "resample": resample, "sampling": sampling.to_dict(), "content": content}
+            if earlier is not None:
+                event["repeats"] = {"attempt": earlier.attempt, "turn": earlier.turn, "summary": earlier.summary}
+            recorder.event("reply_rejected", **event, **({"usage": usage.to_dict()} if usage else {}))
+            why = "was cut off inside its code block" if cut else \
+                f"repeats attempt {earlier.attempt} turn {earlier.turn}"
+            display.info(f"[dim]attempt {policy.attempt} turn {turn}: the reply {why}; asking again (temperature "
                          f"{policy.sampling(turn, resample + 1).temperature:.2f})[/]")
             display.generation_started(agent.name)
-            # the re-ask shows the model its repeat and says so; this exchange is not kept in the history
-            asked = [*(messages if messages is not None else agent.chat_messages.get(sender, [])),
-                     {"role": "assistant", "content": content},
-                     {"role": "user", "content": render("repeat_reask", attempt=earlier.attempt, turn=earlier.turn,
-                                                        summary=earlier.summary)}]
+            if cut:  # a looping reply is not shown again: it would be copied
+                asked = history
+            else:  # the re-ask shows the model its repeat and says so; this exchange is not kept in the history
+                asked = [*history, {"role": "assistant", "content": content},
+                         {"role": "user", "content": render("repeat_reask", attempt=earlier.attempt,
+                                                            turn=earlier.turn, summary=earlier.summary)}]
         return False, None  # not reached: the last resample always returns
 
     assistant.replace_reply_func(ConversableAgent.generate_oai_reply, reply)

@@ -83,7 +83,7 @@ class JsonlRecorder:
             self.messages.append(data)
         elif kind == "attempt":
             self.attempts.append(data)
-        elif kind == "repeat_rejected":
+        elif kind == "reply_rejected":
             data = {"time": now_iso(), "before_message": len(self.messages), **data}
             self.rejected.append(data)
         self._write({"type": kind, **data})
@@ -101,7 +101,7 @@ class JsonlRecorder:
                          **extra})
             self._file.close()
         transcript = {**self.header, "ended_at": ended, "status": status, "reason": reason, **extra,
-                      "attempts": self.attempts, "rejected_repeats": self.rejected,
+                      "attempts": self.attempts, "rejected_replies": self.rejected,
                       "messages": self.messages, "totals": totals}
         path = self.run_dir / TRANSCRIPT
         tmp = path.with_suffix(".json.tmp")
@@ -126,7 +126,8 @@ def compute_totals(messages: list[dict[str, Any]], seconds: float | None = None,
         "completion_tokens": sum(u.get("completion_tokens") or 0 for u in usage),
         "execution_seconds": round(sum(e.get("duration_s") or 0 for e in execs), 3),
         "attempts": len(attempts) if attempts else max([m.get("attempt") or 1 for m in messages], default=1),
-        "rejected_repeats": len(rejected),
+        "rejected_repeats": sum(1 for r in rejected if r.get("reason", "repeat") == "repeat"),
+        "rejected_cut": sum(1 for r in rejected if r.get("reason") == "cut"),
         "blocked_repeats": sum(1 for m in messages if (m.get("outcome") or {}).get("kind") == "repeat"),
     }
     if seconds is not None:
@@ -154,7 +155,7 @@ def _from_events(path: Path) -> dict[str, Any]:
                 messages.append(event)
             elif kind == "attempt":
                 attempts.append(event)
-            elif kind == "repeat_rejected":
+            elif kind == "reply_rejected":
                 rejected.append(event)
             elif kind == "end":
                 end = event
@@ -163,7 +164,7 @@ def _from_events(path: Path) -> dict[str, Any]:
     status = end["status"] if end else "interrupted"
     reason = end["reason"] if end else "the process ended before the run finished (recovered from events.jsonl)"
     return {**header, "status": status, "reason": reason, "ended_at": (end or {}).get("ended_at"),
-            "chosen_attempt": (end or {}).get("chosen_attempt"), "attempts": attempts, "rejected_repeats": rejected,
+            "chosen_attempt": (end or {}).get("chosen_attempt"), "attempts": attempts, "rejected_replies": rejected,
             "messages": messages, "totals": (end or {}).get("totals") or compute_totals(messages, None, rejected,
                                                                                         attempts),
             "recovered_from_events": True}

@@ -210,13 +210,22 @@ def test_replies_without_runnable_code_are_answered_and_the_loop_goes_on(sandbox
 def test_reply_far_beyond_the_context_is_recorded_and_answered(sandbox_image, workspaces, scenario_file):
     # ~200 kB, ~50k tokens: far beyond an 8k context (the scripted model stands in for a runaway LLM)
     huge = "Let me think step by step. " + "blah " * 40_000 + "\n```python\nprint('start')\nvalues = [1, 2,"
-    result = run_scenario(load_scenario(scenario_file([huge, py("print('short and complete')")])), RunOptions())
+    replies = [huge, py("print('short and complete')")]
+    # re-asks allowed (the default): the cut reply is recorded whole as a rejected reply and asked again
+    result = run_scenario(load_scenario(scenario_file(replies)), RunOptions())
+    assert result.status == "success"
+    t = load_transcript(result.run_dir)
+    assert t["rejected_replies"][0]["reason"] == "cut" and len(t["rejected_replies"][0]["content"]) == len(huge)
+    assert "short and complete" in t["messages"][2]["content"] and result.totals["executions"] == 1
+    # no re-asks: the cut reply reaches the proxy, is recorded whole, and answered without running it
+    result = run_scenario(load_scenario(scenario_file(replies, name="t2", strategy={"attempts": 1,
+                                                                                   "max_resamples": 0})), RunOptions())
     assert result.status == "success"
     msgs = _messages(result)
     assert len(msgs[1]["content"]) == len(huge)  # recorded whole
     report = msgs[2]
-    assert report["role"] == "execution" and report["outcome"]["executions"][0]["exit_code"] == 1
-    assert "SyntaxError" in report["content"]
+    assert report["role"] == "user_proxy" and report["outcome"]["kind"] == "unclosed"
+    assert "cut off" in report["content"] and not report["outcome"]["executions"]
     assert "short and complete" in msgs[4]["content"]
 
 

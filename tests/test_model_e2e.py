@@ -37,3 +37,25 @@ def test_main_job_command_as_a_user_runs_it(sandbox_image, workspaces):
     assert proc.returncode == (0 if summary["status"] == "success" else 1), proc.stderr
     assert summary["executions"] >= 1 and summary["tokens"] > 0
     assert load_transcript(summary["run_dir"])["model"]["name"] == "local"
+
+
+def test_the_local_model_samples_reproducibly_per_seed_and_greedy_stays_greedy():
+    """The strategy's per-call sampling reaches llama.cpp: greedy is stable, a seed reproduces its sample,
+    another seed gives another sample (what makes a re-asked repeat come out different)."""
+    from agents.models.config import build_provider
+
+    provider = build_provider("local")
+    provider.check_ready()
+    client = provider.client_cls({}, provider)
+    messages = [{"role": "user", "content": "Name five different fruits, comma separated, nothing else."}]
+
+    def ask(**sampling: object) -> str:
+        reply = client.create({"messages": messages, "max_tokens": 24, **sampling})
+        return reply.choices[0].message.content
+
+    greedy = provider.sampling_params(None, 0, 0.95)
+    assert greedy["temperature"] == 0.0 and ask(**greedy) == ask(**greedy)
+    hot = [provider.sampling_params(1.3, seed, 0.95) for seed in (1, 2, 3)]
+    assert ask(**hot[0]) == ask(**hot[0])
+    assert len({ask(**h) for h in hot}) >= 2
+    assert provider.last_usage.extra["temperature"] == 1.3 and provider.last_usage.extra["seed"] == 3

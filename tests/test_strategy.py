@@ -84,13 +84,14 @@ def test_a_resent_code_is_reasked_not_reexecuted(sandbox_image, workspaces, scen
     execs = [e for m in t["messages"] for e in (m.get("outcome") or {}).get("executions", [])]
     assert [e["exit_code"] for e in execs] == [1, 0]  # the repeat never ran
     assert t["totals"]["rejected_repeats"] == 1 and t["totals"]["blocked_repeats"] == 0
-    rejected = t["rejected_repeats"][0]
+    rejected = t["rejected_replies"][0]
+    assert rejected["reason"] == "repeat"
     assert rejected["content"] == py(BAD_REFORMATTED) and rejected["repeats"]["turn"] == 1
     assert rejected["turn"] == 2 and rejected["resample"] == 0
     assert [m["role"] for m in t["messages"]] == ["task", "assistant", "execution", "assistant", "execution"]
     assert GOOD in t["messages"][3]["content"]
     assert t["messages"][3]["sampling"]["resample"] == 1  # the kept reply was the re-ask
-    assert any(e["type"] == "repeat_rejected" for e in events(result.run_dir))  # persisted as it happened
+    assert any(e["type"] == "reply_rejected" for e in events(result.run_dir))  # persisted as it happened
     shown = cli("replay", str(result.run_dir))
     assert shown.returncode == 0 and "rejected repeat: attempt 1 turn 2" in shown.stdout, shown.stdout
 
@@ -107,6 +108,26 @@ def test_a_repeat_past_the_reask_budget_is_answered_without_running(sandbox_imag
     assert "not run again" in repeat["content"] and "IndexError" in repeat["content"]
     assert result.status == "success" and t["totals"]["executions"] == 2
     assert t["totals"]["rejected_repeats"] == 1 and t["totals"]["blocked_repeats"] == 1
+
+
+@pytest.mark.docker
+def test_a_reply_cut_inside_its_code_block_is_reasked_from_the_clean_prompt(sandbox_image, workspaces, scenario_file):
+    looping = "```python\nvalues = [3, 1, 2]\nprint(" + "values, " * 200
+    path = scenario_file([looping, py(GOOD)], strategy={"attempts": 1})
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    t = load_transcript(result.run_dir)
+    (rejected,) = t["rejected_replies"]
+    assert rejected["reason"] == "cut" and rejected["content"] == looping and "repeats" not in rejected
+    assert t["totals"]["rejected_cut"] == 1 and t["totals"]["executions"] == 1
+    assert "rejected cut reply" in cli("replay", str(result.run_dir)).stdout
+
+
+def test_a_looping_reply_is_recognised_so_generation_can_stop_early():
+    from agents.models.llama_cpp import looping
+
+    assert looping("x = re.match(r'" + "\\d{3} " * 60)
+    assert not looping("print('=' * 40)\nrow = [0, 0, 0, 0, 0, 0]\n" + "for i in range(3):\n    print(i)\n" * 3)
 
 
 @pytest.fixture

@@ -148,7 +148,7 @@ def _record(problem: dict[str, Any], mode: str, final: Candidate, first: Candida
             score_seconds: float) -> dict[str, Any]:
     messages, result, transcript = run["messages"], run["result"], run["transcript"]
     assistant = [m for m in messages if m.get("role") == "assistant"]
-    usage = [m.get("usage") or {} for m in [*assistant, *(transcript.get("rejected_repeats") or [])]]
+    usage = [m.get("usage") or {} for m in [*assistant, *(transcript.get("rejected_replies") or [])]]
     code_turns = sum(1 for m in assistant if python_blocks([m]))
     sources = [c.source for c in candidates if c.source is not None]
     visible = examples["examples"]
@@ -158,7 +158,8 @@ def _record(problem: dict[str, Any], mode: str, final: Candidate, first: Candida
         **_facts(final), "turns": len(assistant), "code_turns": code_turns,
         "repair_iterations": max(0, code_turns - 1), "attempts": len(result.attempts) or 1,
         "chosen": final.label, "repeated_turns": sum(1 for i, s in enumerate(sources) if s in sources[:i]),
-        "rejected_repeats": totals.get("rejected_repeats", 0), "blocked_repeats": totals.get("blocked_repeats", 0),
+        "rejected_repeats": totals.get("rejected_repeats", 0), "rejected_cut": totals.get("rejected_cut", 0),
+        "blocked_repeats": totals.get("blocked_repeats", 0),
         "first_passed": first.facts.get("passed"), "first_visible_ok": first.facts.get("visible_ok"),
         "tokens_in": totals.get("prompt_tokens", 0), "tokens_out": totals.get("completion_tokens", 0),
         "tokens_in_evaluated": sum((u.get("extra") or {}).get("prompt_eval_tokens") or 0 for u in usage),

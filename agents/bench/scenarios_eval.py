@@ -69,7 +69,8 @@ def run_one(scenario: Any, workspaces: Path, model: str | None = None,
             "completion_tokens": totals.get("completion_tokens", 0), "cut_replies": cut,
             "seconds": round(time.perf_counter() - started, 1), "run_dir": str(result.run_dir),
             "reason": result.reason, "attempts": totals.get("attempts", 1),
-            "rejected_repeats": totals.get("rejected_repeats", 0), "blocked_repeats": totals.get("blocked_repeats", 0),
+            "rejected_repeats": totals.get("rejected_repeats", 0), "rejected_cut": totals.get("rejected_cut", 0),
+            "blocked_repeats": totals.get("blocked_repeats", 0),
             "identical_resends_executed": identical_resends_executed(messages)}
 
 
@@ -104,6 +105,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "mean_attempts": round(statistics.mean(r.get("attempts", 1) for r in rows), 2),
         "mean_seconds": round(statistics.mean(r["seconds"] for r in rows), 1),
         "rejected_repeats": sum(r.get("rejected_repeats", 0) for r in rows),
+        "rejected_cut": sum(r.get("rejected_cut", 0) for r in rows),
         "blocked_repeats": sum(r.get("blocked_repeats", 0) for r in rows),
         "identical_resends_executed": sum(r.get("identical_resends_executed", 0) for r in rows),
         "mean_turns_success": round(statistics.mean(r["turns"] for r in ok), 2) if ok else None,

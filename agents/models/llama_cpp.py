@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -137,6 +138,18 @@ def fit_messages(model: LoadedModel, messages: list[dict[str, str]],
     return msgs, tokens, {k: v for k, v in notes.items() if v}
 
 
+LOOP = re.compile(r"(.{1,60}?)\1{5,}$", re.DOTALL)
+LOOP_MIN_CHARS = 240
+
+
+def looping(text: str) -> bool:
+    """True when the reply ends in one short piece repeated over and over (at least 240 characters of it): a small
+    model stuck in a loop, which would otherwise run on to max_tokens."""
+    tail = text[-600:]
+    m = LOOP.search(tail)
+    return m is not None and m.end() - m.start() >= LOOP_MIN_CHARS
+
+
 def _perf(llm: Any, reset: bool = False) -> Any:
     """llama.cpp's context counters (prompt tokens evaluated, tokens generated), or None."""
     try:
@@ -176,10 +189,13 @@ def chat(model: LoadedModel, messages: list[dict[str, Any]], *, max_tokens: int,
             parts.append(text)
             if on_token:
                 on_token(text)
+            if len(parts) % 16 == 0 and looping("".join(parts[-200:])):
+                finish = "repetition"
+                break
         seconds = time.perf_counter() - started
         perf = _perf(llm)
         # every generated token but the last is evaluated; the last is EOS (dropped) unless the budget ran out
-        completion = max(0, llm.n_tokens - len(tokens)) + (1 if finish == "length" else 0)
+        completion = max(0, llm.n_tokens - len(tokens)) + (1 if finish in ("length", "repetition") else 0)
     extra: dict[str, Any] = {**notes, "finish_reason": finish, "temperature": temperature, "seed": seed}
     if perf is not None:
         extra["prompt_eval_tokens"] = int(perf.n_p_eval)

@@ -89,7 +89,7 @@ def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) 
     inline = snap.get("model")
     if model is None and isinstance(inline, dict) and inline.get("provider") == "scripted":
         used = sum(1 for m in t.get("messages") or [] if m.get("role") == "assistant") + \
-            len(t.get("rejected_repeats") or [])
+            len(t.get("rejected_replies") or [])
         snap["model"] = {**inline, "replies": list(inline.get("replies") or [])[used:]}
     return scenario_from_data(snap, {}, f"{t.get('run_dir')}/transcript.json (scenario)", path)
 

@@ -12,7 +12,7 @@ def timeline(t: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     summaries = {a.get("attempt"): a for a in t.get("attempts") or []}
     multi = len({m.get("attempt") or 1 for m in messages}) > 1 or len(summaries) > 1
     rejected: dict[int, list[dict[str, Any]]] = {}
-    for r in t.get("rejected_repeats") or []:
+    for r in t.get("rejected_replies") or []:
         rejected.setdefault(int(r.get("before_message", len(messages))), []).append(r)
     current = None
     for i, m in enumerate(messages):
@@ -45,5 +45,8 @@ def rejected_label(event: dict[str, Any]) -> str:
     sampling = event.get("sampling") or {}
     temp = sampling.get("temperature")
     how = f"temperature {temp:.2f}, seed {sampling.get('seed')}" if temp is not None else "greedy"
-    return (f"rejected repeat: attempt {event.get('attempt')} turn {event.get('turn')} ({how}) sent the code of "
-            f"attempt {rep.get('attempt')} turn {rep.get('turn')} again; not executed, asked again")
+    where = f"attempt {event.get('attempt')} turn {event.get('turn')} ({how})"
+    if event.get("reason") == "cut":
+        return f"rejected cut reply: {where} was cut off inside its code block; not executed, asked again"
+    return (f"rejected repeat: {where} sent the code of attempt {rep.get('attempt')} turn {rep.get('turn')} again; "
+            "not executed, asked again")
