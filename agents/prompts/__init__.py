@@ -7,7 +7,8 @@ from pathlib import Path
 from string import Template
 
 HERE = Path(__file__).parent
-PROMPT_VERSION = "v1"
+PROMPT_VERSION = "v2"
+"""v2: closest output line for failed stdout checks, repeat and cut-reply re-asks, fresh-attempt task (strategy)."""
 
 
 @lru_cache(maxsize=None)
