@@ -73,6 +73,11 @@ class SandboxProxy(UserProxyAgent):
         """Run the code in the last message (or say why nothing ran); the reply is the feedback."""
         content = (messages or [{}])[-1].get("content") or ""
         outcome = self.run_turn(content)
+        if outcome.kind == "repeat" and self.human_input_mode != "ALWAYS" and not self.final_turn:
+            # every re-ask came back with code that already ran: this conversation is stuck, so its report is
+            # the last message and a fresh attempt (if any are left) takes over
+            self.final_turn = True
+            self.stop_reason = "stuck"
         self.pending = outcome
         self.context.last_outcome = outcome
         self.context.report_contents.add(outcome.feedback)

@@ -97,8 +97,9 @@ def test_a_resent_code_is_reasked_not_reexecuted(sandbox_image, workspaces, scen
 
 
 @pytest.mark.docker
-def test_a_repeat_past_the_reask_budget_is_answered_without_running(sandbox_image, workspaces, scenario_file):
-    path = scenario_file([py(BAD), py(BAD), py(BAD), py(GOOD)], strategy={"attempts": 1, "max_resamples": 1},
+def test_a_repeat_past_the_reask_budget_is_answered_without_running_and_ends_the_attempt(sandbox_image, workspaces,
+                                                                                         scenario_file):
+    path = scenario_file([py(BAD), py(BAD), py(BAD), py(GOOD)], strategy={"attempts": 2, "max_resamples": 1},
                          user_proxy={"max_consecutive_auto_reply": 3})
     result = run_scenario(load_scenario(path), RunOptions())
     t = load_transcript(result.run_dir)
@@ -106,6 +107,9 @@ def test_a_repeat_past_the_reask_budget_is_answered_without_running(sandbox_imag
     assert repeat["role"] == "user_proxy" and repeat["outcome"]["kind"] == "repeat" \
         and not repeat["outcome"]["executions"]
     assert "not run again" in repeat["content"] and "IndexError" in repeat["content"]
+    # the stuck conversation ends there; the fresh attempt succeeds
+    assert t["attempts"][0]["status"] == "failed" and t["attempts"][0]["stop_reason"] == "stuck"
+    assert [m["attempt"] for m in t["messages"]] == [1, 1, 1, 1, 1, 2, 2, 2]
     assert result.status == "success" and t["totals"]["executions"] == 2
     assert t["totals"]["rejected_repeats"] == 1 and t["totals"]["blocked_repeats"] == 1
 
