@@ -210,8 +210,9 @@ class StrategyConfig(Strict):
     """Sampling temperature of repair turns (0: greedy). The first turn of the first attempt is always greedy."""
     attempt_temperature: float = Field(default=0.7, ge=0, le=2)
     """Sampling temperature of the first turn of attempts 2..N."""
-    max_resamples: int = Field(default=3, ge=0, le=20)
-    """Re-asks of a turn whose code repeats an earlier execution; each one hotter, with a new seed."""
+    max_resamples: int = Field(default=1, ge=0, le=20)
+    """Re-asks of a turn whose code repeats an earlier execution (or was cut off), each with a new seed and, from
+    the second on, hotter. When every re-ask repeats too, the conversation is stuck and a fresh attempt starts."""
     resample_step: float = Field(default=0.2, ge=0, le=1)
     """How much hotter each re-ask is (capped at 1.5)."""
     seed: int = Field(default=0, ge=0)
