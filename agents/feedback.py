@@ -60,8 +60,9 @@ class Outcome:
 
 
 def first_line(text: str, limit: int = 160) -> str:
-    """The first non-empty line, without pytest's 'E' prefix, shortened."""
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    """The first of pytest's 'E' lines (the assertion), else the first non-empty line; shortened."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    line = next((ln for ln in lines if ln.startswith("E ")), lines[0] if lines else "")
     line = line[1:].strip() if line.startswith("E ") else line
     return line if len(line) <= limit else line[:limit] + "…"
 

@@ -227,3 +227,14 @@ def test_a_bad_strategy_key_is_a_one_line_error_with_file_and_line(tmp_path):
     path.write_text("task: x\nmodel: {provider: scripted}\nstrategy:\n  attempts: 0\n")
     proc = cli("run", str(path))
     assert proc.returncode == 2 and f"{path}:4: strategy.attempts" in proc.stderr, proc.stderr
+
+
+def test_failed_checks_show_expected_and_the_closest_output_line():
+    from agents.checks import closest_line
+    from agents.feedback import first_line
+
+    output = "Total rows: 14\nSouth: 1127.3000000001\nNorth: 786.34\n"
+    assert closest_line(output, "South 1127.30") == "; the closest output line is 'South: 1127.3000000001'"
+    assert closest_line("", "x") == "; the output was empty"
+    pytest_detail = ">       assert got == EXPECTED\nE       AssertionError: rows are [('North', 786.34)], expected [...]"
+    assert first_line(pytest_detail).startswith("AssertionError: rows are [('North', 786.34)]")
