@@ -85,14 +85,19 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: An
         "human_input_mode": mode, "max_consecutive_auto_reply": limit, "prompt_version": PROMPT_VERSION,
         "strategy": scenario.strategy.model_dump(), "parent": opts.parent}, secrets=secrets)
     memory = RepeatMemory()
-    for m in opts.history:  # code the resumed run already executed is not run again either
-        if m.get("role") == "assistant":
-            memory.remember(m.get("content"), 0, 0, "it ran in the run this one resumes")
+    for reply, report in zip(opts.history, opts.history[1:]):  # code the resumed run executed is not run again
+        if reply.get("role") == "assistant" and ((report.get("outcome") or {}).get("executions")):
+            memory.remember(reply.get("content"), 0, 0, (report.get("outcome") or {}).get("summary")
+                            or "it ran in the run this one resumes")
     setup = AttemptSetup(scenario, provider, recorder, display, memory, run_dir, run_id, limit, mode, human)
     display.run_started(scenario, provider.describe(), run_dir)
     status, reason, error = "error", "the run did not finish", None
     summaries: list[dict[str, Any]] = []
     budget = scenario.strategy.attempts
+    if mode != "NEVER" or opts.history:
+        # a person steers (they decide when to stop), or a resumed conversation goes on with its follow-up:
+        # a fresh attempt would silently drop either, so there is exactly one conversation
+        budget = 1
     try:
         for attempt in range(1, budget + 1):
             if attempt == 1:

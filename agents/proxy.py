@@ -43,6 +43,8 @@ class SandboxProxy(UserProxyAgent):
         self.turns = 0
         """Assistant replies answered so far in this attempt."""
         self.final_turn = False
+        self.human_answer: str | None = None
+        """What the person answered in this check (None: nobody was asked)."""
         """The reply limit was reached on a reply with code: it runs, its report is sent, then the run ends."""
         self.replace_reply_func(ConversableAgent.check_termination_and_human_reply, SandboxProxy._check_termination)
         index = next(i for i, f in enumerate(self._reply_func_list)
@@ -63,9 +65,13 @@ class SandboxProxy(UserProxyAgent):
             self.final_turn = True
             self.stop_reason = "max_replies"
             return False, None
+        self.human_answer = None
         final, reply = ConversableAgent.check_termination_and_human_reply(self, messages, sender, config)
         if final and reply is None and self.stop_reason is None:
-            self.stop_reason = "predicate" if predicate else ("max_replies" if limit_hit else "human_exit")
+            if self.human_answer is not None:  # the person was asked, and their answer ended the conversation
+                self.stop_reason = "human_exit"
+            else:
+                self.stop_reason = "predicate" if predicate else ("max_replies" if limit_hit else "human_exit")
         return final, reply
 
     def _execute_reply(self, messages: list[dict[str, Any]] | None = None, sender: Agent | None = None,
@@ -100,8 +106,7 @@ class SandboxProxy(UserProxyAgent):
         earlier = self.memory.find(content)
         if earlier is not None:  # never run the same code twice: say what it did then
             self.memory.blocked += 1
-            return Outcome("repeat", feedback=render("repeat", attempt=earlier.attempt, turn=earlier.turn,
-                                                     summary=earlier.summary))
+            return Outcome("repeat", feedback=render("repeat", where=earlier.where, summary=earlier.summary))
         outcome = Outcome("executed")
         for block in runnable:
             if self.display:
@@ -125,6 +130,7 @@ class SandboxProxy(UserProxyAgent):
         if self.human is None:
             return ""
         reply = self.human(prompt, self)
+        self.human_answer = reply
         if reply.strip().lower() == "skip":
             reply = render("skipped", note=" Send a different approach, or TERMINATE if the task is done.")
             # Written by the proxy, not the person: like a report, text predicates must not read its TERMINATE.

@@ -36,6 +36,11 @@ class Seen:
     turn: int
     summary: str
 
+    @property
+    def where(self) -> str:
+        """'attempt 1, turn 2', or 'in the earlier run' for code the resumed run executed."""
+        return f"attempt {self.attempt}, turn {self.turn}" if self.attempt else "in the earlier run"
+
 
 @dataclass
 class RepeatMemory:

@@ -73,7 +73,7 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
         asked = history
         for resample in range(budget + 1):
             sampling = policy.sampling(turn, resample)
-            params = provider.sampling_params(sampling.temperature, sampling.seed, policy.config.top_p)
+            params = _sampling_params(provider, sampling, policy.config.top_p)
             ok, text = ConversableAgent.generate_oai_reply(agent, asked, sender, config, **params, **kwargs)
             content = text.get("content") if isinstance(text, dict) else text
             earlier = memory.find(content) if ok else None
@@ -89,7 +89,7 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
                 event["repeats"] = {"attempt": earlier.attempt, "turn": earlier.turn, "summary": earlier.summary}
             recorder.event("reply_rejected", **event, **({"usage": usage.to_dict()} if usage else {}))
             why = "was cut off inside its code block" if cut else \
-                f"repeats attempt {earlier.attempt} turn {earlier.turn}"
+                f"repeats code that already ran ({earlier.where})"
             display.info(f"[dim]attempt {policy.attempt} turn {turn}: the reply {why}; asking again (temperature "
                          f"{policy.sampling(turn, resample + 1).temperature:.2f})[/]")
             display.generation_started(agent.name)
@@ -97,11 +97,18 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
                 asked = history
             else:  # the re-ask shows the model its repeat and says so; this exchange is not kept in the history
                 asked = [*history, {"role": "assistant", "content": content},
-                         {"role": "user", "content": render("repeat_reask", attempt=earlier.attempt,
-                                                            turn=earlier.turn, summary=earlier.summary)}]
+                         {"role": "user", "content": render("repeat_reask", where=earlier.where,
+                                                            summary=earlier.summary)}]
         return False, None  # not reached: the last resample always returns
 
     assistant.replace_reply_func(ConversableAgent.generate_oai_reply, reply)
+
+
+def _sampling_params(provider: ModelProvider, sampling: Sampling, top_p: float) -> dict[str, Any]:
+    """The provider's per-call sampling; a provider written before the Protocol had sampling_params is called
+    with its own settings (no re-ask can then differ from a repeat except by the model's own randomness)."""
+    method = getattr(provider, "sampling_params", None)
+    return method(sampling.temperature, sampling.seed, top_p) if method is not None else {}
 
 
 def attempt_message(task: str, attempt: int, history: list[dict[str, Any]], config: StrategyConfig) -> str:

@@ -125,7 +125,7 @@ def compute_totals(messages: list[dict[str, Any]], seconds: float | None = None,
         "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in usage),
         "completion_tokens": sum(u.get("completion_tokens") or 0 for u in usage),
         "execution_seconds": round(sum(e.get("duration_s") or 0 for e in execs), 3),
-        "attempts": len(attempts) if attempts else max([m.get("attempt") or 1 for m in messages], default=1),
+        "attempts": max(len(attempts or []), max([m.get("attempt") or 1 for m in messages], default=1)),
         "rejected_repeats": sum(1 for r in rejected if r.get("reason", "repeat") == "repeat"),
         "rejected_cut": sum(1 for r in rejected if r.get("reason") == "cut"),
         "blocked_repeats": sum(1 for m in messages if (m.get("outcome") or {}).get("kind") == "repeat"),
@@ -164,10 +164,17 @@ def _from_events(path: Path) -> dict[str, Any]:
     status = end["status"] if end else "interrupted"
     reason = end["reason"] if end else "the process ended before the run finished (recovered from events.jsonl)"
     return {**header, "status": status, "reason": reason, "ended_at": (end or {}).get("ended_at"),
-            "chosen_attempt": (end or {}).get("chosen_attempt"), "attempts": attempts, "rejected_replies": rejected,
+            "chosen_attempt": (end or {}).get("chosen_attempt") or _reached(attempts, messages), "attempts": attempts, "rejected_replies": rejected,
             "messages": messages, "totals": (end or {}).get("totals") or compute_totals(messages, None, rejected,
                                                                                         attempts),
             "recovered_from_events": True}
+
+
+def _reached(attempts: list[dict[str, Any]], messages: list[dict[str, Any]]) -> int | None:
+    """For a run cut short: its first successful attempt, else the last attempt it reached (None: single attempt)."""
+    done = next((a["attempt"] for a in attempts if a.get("success")), None)
+    last = max([m.get("attempt") or 1 for m in messages], default=1)
+    return done or (last if last > 1 or attempts else None)
 
 
 def load_transcript(target: str | Path, warn: Any = None) -> dict[str, Any]:

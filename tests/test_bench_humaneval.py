@@ -240,6 +240,17 @@ def test_shared_single_is_the_loops_first_reply_and_fresh_attempts_are_scored_ap
     assert p["first_attempt_minus_single"] == 0
 
 
+@pytest.mark.docker
+def test_shared_single_is_the_greedy_reply_even_when_it_was_cut_and_reasked(sandbox_image, bench_out):
+    cut_wrong = "```python\ndef truncate_number(number: float) -> float:\n    return number"
+    cfg = BenchConfig(mode="both", max_auto_reply=1, attempts=1, out=bench_out)
+    run_bench(QUIET, cfg, model_for=lambda p, m: {"provider": "scripted", "replies": [cut_wrong, GOOD_2]},
+              problems=_problems("HumanEval/2"))
+    rec = {r["mode"]: r for r in read_records(bench_out)}
+    assert not rec["single"]["passed"] and rec["loop"]["passed"]  # the sampled re-ask is not the single pass
+    assert rec["loop"]["rejected_cut"] == 1
+
+
 def test_choose_prefers_a_candidate_that_passes_the_examples():
     from agents.bench.humaneval_score import Candidate, choose
 

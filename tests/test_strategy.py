@@ -193,6 +193,7 @@ def test_resume_of_a_multi_attempt_run_goes_on_from_the_kept_attempt(two_attempt
     t = load_transcript(child)
     assert t["parent"]["run_dir"] == str(two_attempt_run)
     assert t["parent"]["messages"] == 3  # the kept attempt's task, reply and execution, not attempt 1's
+    assert len(t["attempts"]) == 1  # a resumed conversation goes on with its follow-up: no fresh attempt
     assert (child / "workspace" / "out.txt").read_text() == "45"  # seeded from the kept attempt's workspace
 
 
@@ -201,6 +202,34 @@ def test_no_fresh_attempt_after_the_person_ends_the_run(sandbox_image, workspace
     path = scenario_file([py(BAD), py(GOOD)], strategy={"attempts": 3})
     result = run_scenario(load_scenario(path), RunOptions(human="always"), human=lambda prompt, proxy: "exit")
     assert result.status == "failed" and len(result.attempts) == 1
+
+
+@pytest.mark.docker
+def test_a_person_steering_gets_no_fresh_attempt_whatever_they_type(sandbox_image, workspaces, scenario_file):
+    answers = iter(["", "exit"])
+    path = scenario_file([py(BAD), py("print([3, 1, 2][5])"), py(GOOD)], strategy={"attempts": 3},
+                         user_proxy={"max_consecutive_auto_reply": 1})
+    result = run_scenario(load_scenario(path), RunOptions(human="always"), human=lambda prompt, proxy: next(answers))
+    assert result.status == "failed" and len(result.attempts) == 1
+
+
+def test_a_killed_multi_attempt_run_is_recovered_with_its_attempts(two_attempt_run):
+    events_file = two_attempt_run / "events.jsonl"
+    lines = events_file.read_text().splitlines()
+    events_file.write_text("\n".join(ln for ln in lines if json.loads(ln)["type"] not in ("end", "attempt")) + "\n")
+    (two_attempt_run / "transcript.json").unlink()  # as after kill -9 in attempt 2
+    t = load_transcript(two_attempt_run)
+    assert t["recovered_from_events"] and t["status"] == "interrupted"
+    assert t["totals"]["attempts"] == 2 and t["chosen_attempt"] == 2
+    from agents.replay.resume import kept_messages
+
+    assert {m["attempt"] for m in kept_messages(t)} == {2}
+
+
+def test_a_provider_without_sampling_params_still_runs_with_its_own_settings():
+    from agents.strategy import Sampling, _sampling_params
+
+    assert _sampling_params(object(), Sampling(0.7, 3), 0.95) == {}
 
 
 def test_a_version_1_transcript_still_loads_and_shows(tmp_path):

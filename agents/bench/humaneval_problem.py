@@ -48,7 +48,12 @@ def _turn_candidates(messages: list[dict[str, Any]], problem: dict[str, Any]) ->
     return out
 
 
-def _first_reply(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _first_reply(messages: list[dict[str, Any]], transcript: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The greedy first reply: the kept one, or the one the strategy rejected (cut off or a repeat) and re-asked,
+    so the single-pass answer is never a sampled re-ask."""
+    for r in (transcript or {}).get("rejected_replies") or []:
+        if (r.get("attempt"), r.get("turn"), r.get("resample")) == (1, 1, 0):
+            return r
     return next((m for m in messages if m.get("role") == "assistant"), None)
 
 
@@ -116,16 +121,19 @@ def run_mode(problem: dict[str, Any], examples: dict[str, Any], mode: str, max_a
         first = scoring.hidden(candidates[0])
         greedy = [c for c in candidates if c.label.startswith("a1_")]
         greedy_final = scoring.hidden(choose(greedy)) if greedy and len(result.attempts) > 1 else None
+        greedy_none = not greedy and len(result.attempts) > 1  # attempt 1 wrote no code: it solved nothing
         single = None
         if with_single and mode == "loop":
-            reply = _first_reply(messages)
+            reply = _first_reply(messages, transcript)
             single = scoring.hidden(scoring.visible(Candidate.build("single", python_blocks([reply] if reply else []),
                                                                     problem)))
         score_seconds = time.perf_counter() - started_score
     run = {"result": result, "messages": messages, "transcript": transcript}
     record = _record(problem, mode, final, first, run, examples, candidates, run_seconds, score_seconds)
-    record["greedy_passed"] = greedy_final.facts["passed"] if greedy_final is not None else final.facts["passed"]
-    record["greedy_chosen"] = greedy_final.label if greedy_final is not None else final.label
+    record["greedy_passed"] = False if greedy_none else (
+        greedy_final.facts["passed"] if greedy_final is not None else final.facts["passed"])
+    record["greedy_chosen"] = "none" if greedy_none else (greedy_final.label if greedy_final is not None
+                                                          else final.label)
     if single is None:
         return [record]
     return [record, _single_record(problem, single, run, examples, score_seconds)]
@@ -167,7 +175,7 @@ def _record(problem: dict[str, Any], mode: str, final: Candidate, first: Candida
         "seconds": round(seconds, 3), "score_seconds": round(score_seconds, 3),
         "status": result.status, "reason": result.reason,
         "ended_by": "single" if mode == "single" else _ended_by(result.status, messages, bool(visible)),
-        "first_reply_sha": _sha(assistant[0] if assistant else None),
+        "first_reply_sha": _sha(_first_reply(messages, transcript)),
         "examples": len(visible), "examples_dropped": len(examples.get("dropped") or []),
         "run_dir": str(result.run_dir),
     }
@@ -176,7 +184,7 @@ def _record(problem: dict[str, Any], mode: str, final: Candidate, first: Candida
 def _single_record(problem: dict[str, Any], single: Candidate, run: dict[str, Any], examples: dict[str, Any],
                    score_seconds: float) -> dict[str, Any]:
     """The single-pass record taken from the loop's first reply (seconds: that reply's generation time)."""
-    reply = _first_reply(run["messages"])
+    reply = _first_reply(run["messages"], run["transcript"])
     usage = (reply or {}).get("usage") or {}
     return {
         "task_id": problem["task_id"], "index": int(problem["task_id"].split("/")[-1]), "mode": "single",

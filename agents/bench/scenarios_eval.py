@@ -63,7 +63,8 @@ def run_one(scenario: Any, workspaces: Path, model: str | None = None,
                                                attempts=attempts), NullDisplay())
     totals = result.totals
     messages = json.loads(result.transcript.read_text(encoding="utf-8")).get("messages", [])
-    cut = sum(1 for m in messages if ((m.get("usage") or {}).get("extra") or {}).get("finish_reason") == "length")
+    cut = sum(1 for m in messages if ((m.get("usage") or {}).get("extra") or {}).get("finish_reason")
+              in ("length", "repetition")) + totals.get("rejected_cut", 0)
     return {"scenario": scenario.name, "status": result.status, "turns": totals.get("turns", 0),
             "executions": totals.get("executions", 0), "failed_executions": totals.get("failed_executions", 0),
             "completion_tokens": totals.get("completion_tokens", 0), "cut_replies": cut,

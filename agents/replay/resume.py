@@ -33,16 +33,21 @@ def full_history(t: dict[str, Any], warn: Any = None) -> list[dict[str, Any]]:
             break
         seen.add(parent_dir)
         chain.append(node)
-    return [{"role": m.get("role"), "content": m.get("content") or ""}
+    return [{"role": m.get("role"), "content": m.get("content") or "", "outcome": m.get("outcome")}
             for run in reversed(chain) for m in kept_messages(run)]
+
+
+def kept_attempt(t: dict[str, Any]) -> int:
+    """The attempt a run kept; for a run cut short (no chosen_attempt recorded) the last one it reached."""
+    return t.get("chosen_attempt") or max([m.get("attempt") or 1 for m in t.get("messages") or []], default=1)
 
 
 def kept_messages(t: dict[str, Any]) -> list[dict[str, Any]]:
     """The messages of the attempt the run kept (all of them for a single-attempt run): the conversation to go on."""
-    chosen = t.get("chosen_attempt")
     messages = t.get("messages") or []
-    if not chosen:
+    if len({m.get("attempt") or 1 for m in messages}) <= 1:
         return messages
+    chosen = kept_attempt(t)
     return [m for m in messages if (m.get("attempt") or 1) == chosen]
 
 
@@ -85,7 +90,7 @@ def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) 
     source = snap.pop("source", None)
     path = Path(source) if source and Path(source).is_file() else None
     snap["files"] = {**(snap.get("files") or {}),
-                     **workspace_files(Path(str(t.get("run_dir"))), warn, t.get("chosen_attempt"))}
+                     **workspace_files(Path(str(t.get("run_dir"))), warn, kept_attempt(t))}
     inline = snap.get("model")
     if model is None and isinstance(inline, dict) and inline.get("provider") == "scripted":
         used = sum(1 for m in t.get("messages") or [] if m.get("role") == "assistant") + \
