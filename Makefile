@@ -23,8 +23,9 @@ $(PYTHON):
 	$(BIN)/pip install -q --upgrade pip
 
 # llama-cpp-python has no binary wheel: the first install compiles llama.cpp (~7.5 min on 2 cores; pip caches it).
+# ray: the optional `--ray` batch fan-out (agents/scaleout/); installed here so its tests run in CI.
 venv: $(PYTHON)
-	$(BIN)/pip install -q -e ".[local,test]"
+	$(BIN)/pip install -q -e ".[local,test,ray]"
 
 model: venv
 	$(PYTHON) run.py model pull

@@ -8,9 +8,10 @@ from typing import Any
 
 from autogen import AssistantAgent
 
+from agents.ag2_adapter import seed_history
 from agents.codeblocks import extract_code_blocks
 from agents.prompts import system_message
-from agents.protocols import ModelProvider, Recorder
+from agents.protocols import Display, ModelProvider, Recorder
 from agents.proxy import HumanInput, SandboxProxy
 from agents.quiet_io import quiet_ag2
 from agents.repeats import RepeatMemory
@@ -27,7 +28,7 @@ class AttemptSetup:
     scenario: Scenario
     provider: ModelProvider
     recorder: Recorder
-    display: Any
+    display: Display
     memory: RepeatMemory
     run_dir: Path
     run_id: str
@@ -69,7 +70,7 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
         policy = SamplingPolicy(scenario.strategy, attempt)
         install_sampled_reply(assistant, setup.provider, policy, setup.memory, setup.recorder, display)
         _install_recording(assistant, proxy, setup, policy, attempt)
-        _seed_history(assistant, proxy, history or [])
+        seed_history(assistant, proxy, history or [])
         with quiet_ag2():
             proxy.initiate_chat(assistant, message=message, clear_history=not history)
         status, reason = final_status(proxy, setup.limit)
@@ -100,15 +101,7 @@ def final_status(proxy: SandboxProxy, limit: int) -> tuple[str, str]:
     return "failed", "the conversation ended after a failed execution or failed checks"
 
 
-def _seed_history(assistant: Any, proxy: Any, history: list[dict[str, Any]]) -> None:
-    for msg in history:
-        by_assistant = msg.get("role") == "assistant"
-        content = msg.get("content") or ""
-        assistant._oai_messages[proxy].append({"content": content, "role": "assistant" if by_assistant else "user"})
-        proxy._oai_messages[assistant].append({"content": content, "role": "user" if by_assistant else "assistant"})
-
-
-def _install_recording(assistant: Any, proxy: SandboxProxy, setup: AttemptSetup, policy: SamplingPolicy,
+def _install_recording(assistant: AssistantAgent, proxy: SandboxProxy, setup: AttemptSetup, policy: SamplingPolicy,
                        attempt: int) -> None:
     """Record every message as it is sent (AG2 hook), with code blocks, executions, checks, usage and sampling."""
     state = {"first": True}
@@ -127,16 +120,11 @@ def _install_recording(assistant: Any, proxy: SandboxProxy, setup: AttemptSetup,
                 event["usage"] = usage.to_dict()
             if policy.last:
                 event["sampling"] = policy.last
-        elif state["first"]:
-            event["role"] = "task"
-        elif proxy.pending is not None and content == proxy.pending.feedback:
-            event["role"] = "execution" if proxy.pending.kind == "executed" else "user_proxy"
-            event["outcome"] = proxy.pending.to_dict()
-            proxy.pending = None
-        elif content in proxy.human_contents:
-            event["role"] = "human"
-        else:
-            event["role"] = "user_proxy"
+        else:  # the proxy says what it produced: a report, a nudge, a person's answer; the first message is the task
+            turn = proxy.take_turn()
+            event["role"] = "task" if state["first"] else (turn.role if turn else "user_proxy")
+            if turn is not None and turn.outcome is not None:
+                event["outcome"] = turn.outcome.to_dict()
         state["first"] = False
         recorder.event("message", **event)
         display.on_message(event)

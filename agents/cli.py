@@ -1,4 +1,4 @@
-"""What the CLI commands do, so run.py stays a thin typer app."""
+"""The command line: the typer app behind the `codeduet` console script and run.py, and what its commands do."""
 
 from __future__ import annotations
 
@@ -9,22 +9,22 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, List, Optional
 
+import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from agents.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CodeduetError
+from agents.bench.humaneval_config import BenchConfig
+from agents.defaults import SANDBOX_IMAGE
+from agents.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInputError, CodeduetError
+from agents.terminal import console, err_console, report_result, result_exit_code, summary
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
-
-
-def exit_code_for(status: str) -> int:
-    """0 success, 1 ran but did not succeed."""
-    return EXIT_OK if status == "success" else EXIT_FAILED
+__all__ = ["console", "err_console", "cli_errors", "install_signal_handlers", "run_one", "run_batch", "chat_command",
+           "list_runs", "summary"]
 
 
 @contextmanager
@@ -33,7 +33,7 @@ def cli_errors() -> Iterator[None]:
     try:
         yield
     except CodeduetError as exc:
-        err_console.print(f"[red]error:[/] {exc}", soft_wrap=True)
+        err_console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
         raise SystemExit(exc.exit_code) from None
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted[/]")
@@ -54,25 +54,6 @@ def install_signal_handlers() -> None:
     signal.signal(signal.SIGTERM, on_signal)
 
 
-def summary(result: Any, seconds: float) -> dict[str, Any]:
-    """The --json summary of one run."""
-    t = result.totals
-    return {"run_dir": str(result.run_dir), "status": result.status, "reason": result.reason,
-            "attempts": t.get("attempts", 1), "turns": t.get("turns", 0), "executions": t.get("executions", 0),
-            "rejected_repeats": t.get("rejected_repeats", 0),
-            "tokens": (t.get("prompt_tokens") or 0) + (t.get("completion_tokens") or 0),
-            "seconds": round(seconds, 3)}
-
-
-def report_result(result: Any, console: Console, note: str = "") -> int:
-    """The closing line `run: <dir> status=<status>`, the error line if any, and the exit code."""
-    console.print(f"run: {result.run_dir} status={result.status}{note}", soft_wrap=True)
-    if result.error is not None:
-        err_console.print(f"[red]error:[/] {result.error}", soft_wrap=True)
-        return result.error.exit_code
-    return exit_code_for(result.status)
-
-
 def run_one(path: Path, opts: Any, as_json: bool, human: Any = None) -> int:
     """Run one scenario in this process; print the closing line or the JSON summary."""
     from agents.conversation import run_scenario
@@ -85,26 +66,46 @@ def run_one(path: Path, opts: Any, as_json: bool, human: Any = None) -> int:
     result = run_scenario(scenario, opts, display=display, human=human)
     if as_json:
         print(json.dumps(summary(result, time.perf_counter() - started)))
-        if result.error is not None:
-            err_console.print(f"[red]error:[/] {result.error}", soft_wrap=True)
-            return result.error.exit_code
-        return exit_code_for(result.status)
+        return result_exit_code(result)
     return report_result(result, console)
 
 
-def run_batch(paths: list[Path], extra_args: list[str], jobs: int) -> int:
-    """Run several scenarios, each as its own `run.py run --json` process, and print a summary table."""
+def chat_command(console: Console, model: str | None, human: str, max_auto_reply: int,
+                 workspace: Path | None) -> int:
+    """`run.py chat`: the person types a task, then the loop runs with them in it."""
+    from agents.conversation import RunOptions, run_scenario
+    from agents.display import ConsoleDisplay
+    from agents.hitl import EXIT_WORDS, human_for_mode, normalize_mode, read_task
+    from agents.scenario import Scenario, UserProxyConfig
+
+    mode = normalize_mode(human) or "ALWAYS"
+    task = read_task(console)
+    while not task:
+        console.print("the task is empty: type what the assistant should do, or 'exit'")
+        task = read_task(console)
+    if task.lower() in EXIT_WORDS:
+        return 0
+    scenario = Scenario(name="chat", description="free-form session from `run.py chat`", task=task,
+                        user_proxy=UserProxyConfig(human_input_mode=mode, max_consecutive_auto_reply=max_auto_reply))
+    opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace)
+    result = run_scenario(scenario, opts, display=ConsoleDisplay(console), human=human_for_mode(console))
+    return report_result(result, console)
+
+
+def run_batch(paths: list[Path], extra_args: list[str], jobs: int, as_json: bool = False) -> int:
+    """Run several scenarios, each as its own `codeduet run --json` process, and print a summary table."""
     from agents.scenario import load_scenario
 
     for p in paths:  # validate everything before starting anything
         load_scenario(p)
-    run_py = Path(__file__).resolve().parent.parent / "run.py"
-    env = dict(os.environ)
+    # each child is `python -m agents`, this very package first on its path (no run.py needed, e.g. after pip install)
+    package_parent = str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p)}
     if jobs > 1:  # llama.cpp's spinning OpenMP threads collapse when several runs share the cores
         env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
     def one(path: Path) -> dict[str, Any]:
-        proc = subprocess.run([sys.executable, str(run_py), "run", str(path), "--json", *extra_args],
+        proc = subprocess.run([sys.executable, "-m", "agents", "run", str(path), "--json", *extra_args],
                               capture_output=True, text=True, env=env)
         try:
             data = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -118,16 +119,47 @@ def run_batch(paths: list[Path], extra_args: list[str], jobs: int) -> int:
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             for row in pool.map(one, paths):
                 rows.append(row)
-                console.print(f"  {row['scenario']}: {row['status']}", soft_wrap=True)
-    table = Table(title="batch summary")
-    for col in ("scenario", "status", "attempts", "turns", "executions", "seconds", "run_dir"):
-        table.add_column(col)
-    for r in rows:
-        table.add_row(*(str(r.get(c, "")) for c in ("scenario", "status", "attempts", "turns", "executions", "seconds",
-                                                    "run_dir")))
-    console.print(table)
+                batch_progress(row, as_json)
+    return finish_batch(rows, as_json)
+
+
+def run_ray_batch(paths: list[Path], address: str, sandboxes: int | None, overrides: dict[str, Any],
+                  workspaces: Path | None, as_json: bool = False) -> int:
+    """Run several scenarios as Ray tasks (agents/scaleout/ray_batch.py); the same progress, table and --json."""
+    from agents.paths import default_workspaces
+    from agents.scaleout.ray_batch import import_ray, run_on_ray
+    from agents.scenario import load_scenario
+
+    if overrides.get("human") not in (None, "NEVER"):
+        raise BadInputError("--human always|terminate asks a person at this terminal; a Ray batch runs unattended "
+                            "(use --human never, or run the scenario alone)")
+    scenarios = [(p, load_scenario(p)) for p in paths]  # validate everything before starting anything
+    import_ray()
+    out = sys.stdout
+    with redirect_stdout(sys.stderr):  # Ray prints its own notices ("a worker died ...") on stdout
+        rows = run_on_ray(scenarios, address, sandboxes, overrides, Path(workspaces or default_workspaces()),
+                          lambda row: batch_progress(row, as_json, out))
+    return finish_batch(rows, as_json)
+
+
+def batch_progress(row: dict[str, Any], as_json: bool, out: Any = None) -> None:
+    """One line as each scenario of a batch finishes: `  <scenario>: <status>`, or its JSON summary."""
+    line = json.dumps(row) if as_json else f"  {row['scenario']}: {row['status']}"
+    print(line, file=out or sys.stdout, flush=True)
+
+
+def finish_batch(rows: list[dict[str, Any]], as_json: bool) -> int:
+    """The summary table and count (not with --json, whose lines were printed as runs finished); the exit code."""
     ok = sum(r["status"] == "success" for r in rows)
-    console.print(f"batch: {ok}/{len(rows)} succeeded")
+    if not as_json:
+        table = Table(title="batch summary")
+        cols = ("scenario", "status", "attempts", "turns", "executions", "seconds", "run_dir")
+        for col in cols:
+            table.add_column(col)
+        for r in rows:
+            table.add_row(*(str(r.get(c, "")) for c in cols))
+        console.print(table)
+        console.print(f"batch: {ok}/{len(rows)} succeeded")
     if any(r["exit_code"] in (EXIT_BAD_INPUT, 3) for r in rows):
         return max(r["exit_code"] for r in rows if r["exit_code"] in (EXIT_BAD_INPUT, 3))
     return EXIT_OK if ok == len(rows) else EXIT_FAILED
@@ -153,3 +185,183 @@ def list_runs(root: Path, scenario: str | None) -> None:
         table.add_row(d.parent.name, d.name, t.get("status", "?"), attempts, str(tot.get("turns", "")),
                       str(tot.get("executions", "")), str(tot.get("seconds", "")))
     console.print(table if dirs else f"no runs under {base}")
+
+
+# The typer app: the `codeduet` console script, `python -m agents` and `python run.py` all run it.
+
+BENCH = BenchConfig()
+"""The bench's defaults (agents/bench/humaneval_config.py), shown by --help."""
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Two AG2 agents write, run and fix code in a Docker sandbox.")
+sandbox_app = typer.Typer(no_args_is_help=True, help="Build, inspect and clean the sandbox image and containers.")
+model_app = typer.Typer(no_args_is_help=True, help="Get and inspect the embedded local model.")
+app.add_typer(sandbox_app, name="sandbox")
+bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: HumanEval single vs loop, sandbox overhead, LLM speed.")
+app.add_typer(model_app, name="model")
+app.add_typer(bench_app, name="bench")
+
+
+@app.command()
+def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario YAML files."),
+        model: Optional[str] = typer.Option(None, help="Model name from configs/llm.yaml."),
+        max_auto_reply: Optional[int] = typer.Option(None, min=0, help="Override max_consecutive_auto_reply."),
+        human: Optional[str] = typer.Option(None, help="Override human_input_mode: always|terminate|never."),
+        attempts: Optional[int] = typer.Option(None, min=1, help="Override strategy.attempts (fresh conversations)."),
+        workspace: Optional[Path] = typer.Option(None, help="Root folder for run folders (default workspaces/)."),
+        jobs: Optional[int] = typer.Option(None, min=1, help="Batch: scenarios run at once (each in its own "
+                                           "process; default 1). With --ray local: the sandboxes it advertises."),
+        ray: Optional[str] = typer.Option(None, metavar="ADDRESS", help="Batch on Ray: local | auto | "
+                                          "ray://host:port (needs `pip install 'codeduet\\[ray]'`)."),
+        json_out: bool = typer.Option(False, "--json", help="Print a JSON summary instead of the conversation.")) -> None:
+    """Run scenario(s); exit 0 success, 1 failed/max_replies, 2 bad input, 3 environment."""
+    from agents.conversation import RunOptions
+    from agents.hitl import human_for_mode, normalize_mode
+
+    install_signal_handlers()
+    with cli_errors():
+        mode = normalize_mode(human)
+        if ray is not None:
+            raise typer.Exit(run_ray_batch(scenarios, ray, jobs, dict(model=model, max_auto_reply=max_auto_reply,
+                                           human=mode, attempts=attempts), workspace, json_out))
+        if len(scenarios) > 1:
+            extra = [a for k, v in (("--model", model), ("--max-auto-reply", max_auto_reply), ("--human", mode),
+                                    ("--attempts", attempts), ("--workspace", workspace))
+                     if v is not None for a in (k, str(v))]
+            raise typer.Exit(run_batch(scenarios, extra, jobs or 1, json_out))
+        opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace,
+                          attempts=attempts)
+        raise typer.Exit(run_one(scenarios[0], opts, json_out, human=human_for_mode(console)))
+
+
+@app.command()
+def chat(model: Optional[str] = typer.Option(None, help="Model name from configs/llm.yaml."),
+         human: str = typer.Option("always", help="always|terminate|never"),
+         max_auto_reply: int = typer.Option(10, min=0), workspace: Optional[Path] = typer.Option(None)) -> None:
+    """Free-form session: type a task, then steer, approve or stop the loop."""
+    install_signal_handlers()
+    with cli_errors():
+        raise typer.Exit(chat_command(console, model=model, human=human, max_auto_reply=max_auto_reply,
+                                      workspace=workspace))
+
+
+@app.command()
+def replay(target: Path = typer.Argument(..., help="A run folder or its transcript.json."),
+           step: bool = typer.Option(False, help="Wait for Enter between messages."),
+           execute: bool = typer.Option(False, help="Re-run every block in a fresh sandbox; report match/diverged."),
+           html: Optional[Path] = typer.Option(None, help="Write one self-contained HTML page."),
+           resume: bool = typer.Option(False, help="Continue the conversation with the LLM in a new run folder."),
+           message: Optional[str] = typer.Option(None, help="With --resume: the first new message."),
+           model: Optional[str] = typer.Option(None, help="With --resume: another model."),
+           max_auto_reply: Optional[int] = typer.Option(None, min=0, help="With --resume: reply limit."),
+           image: Optional[str] = typer.Option(None, help="With --execute: another sandbox image.")) -> None:
+    """Show a saved run; or re-execute it, export it to HTML, or resume it."""
+    from agents.replay.cli import replay_command
+
+    install_signal_handlers()
+    with cli_errors():
+        raise typer.Exit(replay_command(console, target, step=step, execute=execute, html=html, resume=resume,
+                                        message=message, model=model, max_auto_reply=max_auto_reply, image=image))
+
+
+@bench_app.command("humaneval")
+def bench_humaneval(limit: Optional[int] = typer.Option(BENCH.limit), offset: int = typer.Option(BENCH.offset),
+                    mode: str = typer.Option(BENCH.mode, help="single|loop|both"),
+                    max_auto_reply: int = typer.Option(BENCH.max_auto_reply, min=0, help="Loop: feedback rounds per "
+                                                       "attempt."),
+                    attempts: Optional[int] = typer.Option(BENCH.attempts, min=1, help="Loop: fresh conversations "
+                                                           "at most (default: the product's strategy.attempts)."),
+                    model: Optional[str] = typer.Option(BENCH.model), out: Optional[Path] = typer.Option(BENCH.out),
+                    resume: bool = typer.Option(BENCH.resume),
+                    separate_single: bool = typer.Option(BENCH.separate_single, help="both: generate the single "
+                                                         "pass in its own conversation, not from the loop's first "
+                                                         "reply.")) -> None:
+    """HumanEval pass@1: single pass vs the self-debug loop (the product's strategy), side by side."""
+    from agents.bench.humaneval import main
+
+    install_signal_handlers()
+    with cli_errors():
+        raise typer.Exit(main(console, BenchConfig(limit=limit, offset=offset, mode=mode,
+                                                   max_auto_reply=max_auto_reply, attempts=attempts, model=model,
+                                                   out=out, resume=resume, separate_single=separate_single)))
+
+
+@bench_app.command("sandbox")
+def bench_sandbox(n: int = typer.Option(50, min=5), out: Optional[Path] = typer.Option(None)) -> None:
+    """Per-block latency: our executor vs docker exec vs docker run vs a local subprocess."""
+    from agents.bench.sandbox_overhead import main
+
+    with cli_errors():
+        raise typer.Exit(main(console, n=n, out=out))
+
+
+@bench_app.command("llm")
+def bench_llm() -> None:
+    """Tokens/s through our llama.cpp client vs raw llama-cpp-python; TTFT; peak RSS."""
+    from agents.bench.llm_throughput import main
+
+    with cli_errors():
+        main(console)
+
+
+@app.command()
+def runs(scenario: Optional[str] = typer.Argument(None, help="Only this scenario's runs."),
+         workspace: Optional[Path] = typer.Option(None, help="Root folder of run folders.")) -> None:
+    """List saved runs with status, turns and time."""
+    from agents.paths import default_workspaces
+
+    with cli_errors():
+        list_runs(workspace or default_workspaces(), scenario)
+
+
+@sandbox_app.command("build")
+def sandbox_build(image: str = typer.Option(SANDBOX_IMAGE),
+                  method: str = typer.Option("auto", help="auto | mmdebstrap | dockerfile")) -> None:
+    """Build the sandbox image locally (no registry needed)."""
+    from agents.sandbox.image import build_image
+
+    with cli_errors():
+        image_id = build_image(image, method=method, console=console)
+        console.print(f"built {image} ({image_id[:19]})")
+
+
+@sandbox_app.command("status")
+def sandbox_status(image: str = typer.Option(SANDBOX_IMAGE)) -> None:
+    """Whether the image exists, and the limits a run applies."""
+    from agents.sandbox.status import print_status
+
+    with cli_errors():
+        raise typer.Exit(print_status(image, console))
+
+
+@sandbox_app.command("clean")
+def sandbox_clean(all_: bool = typer.Option(False, "--all", help="Also containers of live runs."),
+                  image: bool = typer.Option(False, "--image", help="Also remove the sandbox image.")) -> None:
+    """Remove orphaned codeduet containers (and optionally the image)."""
+    from agents.sandbox.status import clean
+
+    with cli_errors():
+        clean(console, everything=all_, remove_image=image)
+
+
+@model_app.command("pull")
+def model_pull(path: Optional[Path] = typer.Option(None, help="Target file (default: the cache folder).")) -> None:
+    """Download/assemble and verify the local model."""
+    from agents.models.download import pull_model
+
+    with cli_errors():
+        console.print(f"model ready: {pull_model(path, console=console)}")
+
+
+@model_app.command("status")
+def model_status() -> None:
+    """Model path, size, hash check and llama.cpp build."""
+    from agents.models.download import model_status as status
+
+    with cli_errors():
+        for key, value in status().items():
+            console.print(f"{key}: {value}", soft_wrap=True)
+
+
+def main() -> None:
+    """Entry point of the `codeduet` console script."""
+    app()

@@ -12,7 +12,7 @@ from agents.errors import CodeduetError
 from agents.models.config import build_provider
 from agents.paths import default_workspaces
 from agents.prompts import PROMPT_VERSION
-from agents.protocols import ModelProvider
+from agents.protocols import Display, ModelProvider, Recorder
 from agents.proxy import HumanInput
 from agents.repeats import RepeatMemory
 from agents.sandbox.preflight import preflight
@@ -61,7 +61,7 @@ def resolve_model(scenario: Scenario, opts: RunOptions) -> ModelProvider:
     return build_provider(spec, origin=str(scenario.path or "<scenario>"))
 
 
-def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Any = None,
+def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Display | None = None,
                  human: HumanInput | None = None) -> RunResult:
     """Run one scenario end to end (fresh attempts until one succeeds); the transcript is written whatever happens."""
     opts = opts or RunOptions()
@@ -70,20 +70,17 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: An
     if opts.attempts is not None:
         scenario = scenario.model_copy(update={"strategy": scenario.strategy.model_copy(
             update={"attempts": opts.attempts})})
-    if hasattr(provider, "console"):  # an automatic model pull shows its progress bar here
-        provider.console = getattr(display, "console", None)
-    provider.check_ready()
+    provider.check_ready(display.console)  # an automatic model pull shows its progress bar there
     for line in preflight(scenario.sandbox):
         display.info(line)
     run_dir, run_id = new_run_dir(opts.workspaces or default_workspaces(), scenario.name or "run")
     limit = scenario.user_proxy.max_consecutive_auto_reply if opts.max_auto_reply is None else opts.max_auto_reply
     mode = (opts.human or scenario.user_proxy.human_input_mode).upper()
-    secrets = getattr(provider, "secrets", lambda: [])()
-    recorder = JsonlRecorder(run_dir, {
+    recorder: Recorder = JsonlRecorder(run_dir, {
         "run_id": run_id, "run_dir": str(run_dir), "scenario": scenario.snapshot(), "model": provider.describe(),
         "sandbox": {"kind": scenario.sandbox.kind, "image": scenario.sandbox.image},
         "human_input_mode": mode, "max_consecutive_auto_reply": limit, "prompt_version": PROMPT_VERSION,
-        "strategy": scenario.strategy.model_dump(), "parent": opts.parent}, secrets=secrets)
+        "strategy": scenario.strategy.model_dump(), "parent": opts.parent}, secrets=provider.secrets())
     memory = RepeatMemory()
     for reply, report in zip(opts.history, opts.history[1:]):  # code the resumed run executed is not run again
         if reply.get("role") == "assistant" and ((report.get("outcome") or {}).get("executions")):

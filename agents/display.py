@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, ContextManager, Iterator
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -19,6 +19,9 @@ STYLE = {"task": "cyan", "assistant": "green", "execution": "yellow", "human": "
 class NullDisplay:
     """Shows no conversation (--json, batch workers, benchmarks); notices still go to stderr."""
 
+    console: Console | None = None
+    """No console of its own: a model pull started by the run shows its progress on stderr."""
+
     def info(self, line: str) -> None:
         """One notice (e.g. an orphaned container removed), on stderr so stdout stays machine-readable."""
         Console(stderr=True, highlight=False).print(line, soft_wrap=True)
@@ -30,7 +33,7 @@ class NullDisplay:
     def generation_started(self, name: str) -> None: ...
     def stop_live(self) -> None: ...
 
-    def executing(self, n: int, total: int) -> Any:
+    def executing(self, n: int, total: int) -> ContextManager[None]:
         """No spinner."""
         return nullcontext()
 
@@ -40,7 +43,7 @@ def outcome_text(outcome: dict[str, Any]) -> Text:
     text = Text()
     for e in outcome.get("executions", []):
         ok = e.get("exit_code") == 0
-        flags = [f for f in ("timed_out", "truncated", "oom_killed") if e.get(f)]
+        flags = [f for f in ("timed_out", "truncated", "oom_killed", "disk_full") if e.get(f)]
         text.append(f"{'✔' if ok else '✘'} {e.get('filename') or 'block'} exit={e.get('exit_code')} "
                     f"{e.get('duration_s', 0):.2f}s {' '.join(flags)}\n", style="green" if ok else "red")
     for c in outcome.get("checks", []):
@@ -56,7 +59,8 @@ def message_panel(event: dict[str, Any], time: str | None = None) -> Panel:
     if event.get("outcome"):
         parts.insert(0, outcome_text(event["outcome"]))
     usage = event.get("usage") or {}
-    subtitle = " ".join(f"{k}={v}" for k, v in usage.items() if k in ("prompt_tokens", "completion_tokens", "seconds"))
+    subtitle = " ".join(f"{k}={v}" for k, v in usage.items()
+                        if k in ("prompt_tokens", "completion_tokens", "seconds", "first_token_s"))
     title = f"{event.get('sender', '?')} · {role}" + (f" · {time}" if time else "")
     return Panel(Group(*parts), title=title, title_align="left", subtitle=subtitle or None,
                  border_style=STYLE.get(role, "white"))
@@ -66,7 +70,7 @@ class ConsoleDisplay(NullDisplay):
     """Live terminal view: a spinner while the model thinks, tokens as they stream, panels per message."""
 
     def __init__(self, console: Console | None = None):
-        self.console = console or Console()
+        self.console: Console = console or Console()
         self.live: Live | None = None
         self.buffer = ""
         self.name = "assistant"

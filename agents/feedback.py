@@ -45,6 +45,8 @@ class Outcome:
                 return f"it was stopped at the time limit (exit code {last.exit_code})"
             if last.oom_killed:
                 return "it ran out of memory"
+            if last.disk_full:
+                return "it filled the workspace disk (No space left on device)"
             return f"it failed with exit code {last.exit_code}: {error_line(last.output)}"
         failed = [c for c in self.checks if not c.passed]
         if failed:
@@ -111,6 +113,8 @@ def execution_feedback(outcome: Outcome) -> str:
             title, hint = "Output before it was stopped", "It was stopped at the time limit: remove infinite loops or make it faster."
         elif last.oom_killed:
             title, hint = "Output before it was killed", "It ran out of memory: use less memory."
+        elif last.disk_full:
+            title, hint = "Error", "It filled the workspace disk (its size is limited): write less data, or delete files."
         else:
             title, hint = "Error", "Fix the cause of the error."
         return render("exec_failed", exit_code=last.exit_code, error_title=title,

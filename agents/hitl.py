@@ -1,16 +1,15 @@
-"""Human-in-the-loop: what a person sees and types when AG2 asks for input, and the free-form `chat` session."""
+"""Human-in-the-loop: what a person sees and types when AG2 asks for input, and the task typed for `chat`."""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 from agents.codeblocks import extract_code_blocks
 from agents.errors import BadInputError
-from agents.proxy import HumanInput
+from agents.proxy import HumanInput, SandboxProxy
 
 MODES = {"always": "ALWAYS", "terminate": "TERMINATE", "never": "NEVER"}
 EXIT_WORDS = {"exit", "quit", ":q"}
@@ -29,23 +28,22 @@ def normalize_mode(mode: str | None) -> str | None:
     return MODES[mode.lower()]
 
 
-def _last_message(proxy: Any) -> dict[str, Any]:
+def _last_message(proxy: SandboxProxy) -> dict[str, Any]:
     messages = next(iter(proxy.chat_messages.values()), [])
     return messages[-1] if messages else {}
 
 
-def proposes_code(proxy: Any) -> bool:
+def proposes_code(proxy: SandboxProxy) -> bool:
     """The assistant's last message holds a block the proxy would run."""
     return any(b.runnable_as == "python" for b in extract_code_blocks(_last_message(proxy).get("content")))
 
 
-def enter_means(ag2_prompt: str, proxy: Any) -> str:
+def enter_means(ag2_prompt: str, proxy: SandboxProxy) -> str:
     """What pressing Enter will do at this point (mirrors AG2's check_termination_and_human_reply)."""
     if "Press enter or type 'exit' to stop" in ag2_prompt:
         return "end the conversation"
     last = _last_message(proxy)
-    is_term = getattr(proxy, "_is_termination_msg", None)
-    if last and is_term is not None and is_term(last):
+    if last and proxy.is_termination(last):
         # With ALWAYS, AG2 ignores a TERMINATE until the person presses Enter: say so.
         return "end the conversation (the assistant says it is done)"
     if proposes_code(proxy):
@@ -66,10 +64,9 @@ def _read_line(prompt: str = "> ", closed: str = CLOSED) -> str:
 def human_for_mode(console: Console) -> HumanInput:
     """A HumanInput reading lines from stdin (a TTY or a pipe); a closed stdin is a one-line error."""
 
-    def ask(ag2_prompt: str, proxy: Any) -> str:
-        display = getattr(proxy, "display", None)
-        if display is not None and hasattr(display, "stop_live"):
-            display.stop_live()
+    def ask(ag2_prompt: str, proxy: SandboxProxy) -> str:
+        if proxy.display is not None:
+            proxy.display.stop_live()
         code = proposes_code(proxy)
         help_line = HELP.format(enter=enter_means(ag2_prompt, proxy), skip=SKIP_HELP if code else "")
         console.print(f"[bold magenta]your turn[/] · {help_line}", highlight=False)
@@ -107,25 +104,3 @@ def read_task(console: Console) -> str:
             lines.append(line)
         first = "\n".join(lines).strip()
     return first
-
-
-def chat_command(console: Console, model: str | None, human: str, max_auto_reply: int,
-                 workspace: Path | None) -> int:
-    """`run.py chat`: the person types a task, then the loop runs with them in it."""
-    from agents.cli import report_result
-    from agents.conversation import RunOptions, run_scenario
-    from agents.display import ConsoleDisplay
-    from agents.scenario import Scenario, UserProxyConfig
-
-    mode = normalize_mode(human) or "ALWAYS"
-    task = read_task(console)
-    while not task:
-        console.print("the task is empty: type what the assistant should do, or 'exit'")
-        task = read_task(console)
-    if task.lower() in EXIT_WORDS:
-        return 0
-    scenario = Scenario(name="chat", description="free-form session from `run.py chat`", task=task,
-                        user_proxy=UserProxyConfig(human_input_mode=mode, max_consecutive_auto_reply=max_auto_reply))
-    opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace)
-    result = run_scenario(scenario, opts, display=ConsoleDisplay(console), human=human_for_mode(console))
-    return report_result(result, console)

@@ -1,10 +1,13 @@
-"""The three seams of codeduet: model provider, executor, recorder. Fakes satisfy the same Protocols."""
+"""The seams of codeduet: model provider, executor, recorder, display. Each lists exactly what the rest calls."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 TokenSink = Callable[[str], None]
 """Receives generated text as it streams (one token or chunk at a time)."""
@@ -20,6 +23,8 @@ class ExecResult:
     timed_out: bool = False
     truncated: bool = False
     oom_killed: bool = False
+    disk_full: bool = False
+    """The workspace's disk limit was hit (ENOSPC) during this execution."""
     filename: str | None = None
     language: str = "python"
 
@@ -49,8 +54,9 @@ class Usage:
 class ModelProvider(Protocol):
     """A named model entry turned into something an AG2 AssistantAgent can talk to."""
 
-    def check_ready(self) -> None:
-        """Raise ModelUnavailable (one line, with the fix) if the model cannot be used; cheap, before any container."""
+    def check_ready(self, console: Console | None = None) -> None:
+        """Raise ModelUnavailable (one line, with the fix) if the model cannot be used; before any container.
+        A missing local model may be pulled here, its progress shown on `console` (None: stderr)."""
 
     def llm_config(self) -> dict[str, Any]:
         """The AG2 `llm_config` for the assistant; never contains a secret that could reach a transcript."""
@@ -64,6 +70,9 @@ class ModelProvider(Protocol):
     def sampling_params(self, temperature: float | None, seed: int, top_p: float) -> dict[str, Any]:
         """Keyword arguments for one AG2 create() call sampling at this temperature and seed
         (temperature None: the entry's own setting); {} when the backend cannot sample."""
+
+    def secrets(self) -> list[str]:
+        """Secret values (API keys) the recorder scrubs from everything it writes; [] when there are none."""
 
     def describe(self) -> dict[str, Any]:
         """name, provider and model id for the transcript (no secrets)."""
@@ -100,5 +109,41 @@ class Recorder(Protocol):
     def event(self, kind: str, /, **data: Any) -> None:
         """Append one event (message, execution, check, status) and flush it to disk."""
 
+    def totals(self) -> dict[str, Any]:
+        """Counts and sums over the run so far (turns, executions, tokens, attempts, seconds)."""
+
     def finish(self, status: str, reason: str, **extra: Any) -> Path:
         """Write transcript.json (called from a finally) with extra top-level keys; return its path."""
+
+
+@runtime_checkable
+class Display(Protocol):
+    """What a run shows as it goes (agents/display.py: ConsoleDisplay live, NullDisplay for --json and benchmarks)."""
+
+    @property
+    def console(self) -> Console | None:
+        """Where a model pull started by the run shows its progress (None: stderr)."""
+
+    def info(self, line: str) -> None:
+        """One notice (rich markup), e.g. a re-asked reply or a fresh attempt."""
+
+    def run_started(self, scenario: Any, model: dict[str, Any], run_dir: Path) -> None:
+        """The run begins: its scenario, the model's describe() and its folder."""
+
+    def run_finished(self, status: str, reason: str, run_dir: Path) -> None:
+        """The run ended with this status and reason."""
+
+    def generation_started(self, name: str) -> None:
+        """The model behind agent `name` starts a reply."""
+
+    def on_token(self, text: str) -> None:
+        """A piece of the reply being generated (a TokenSink)."""
+
+    def on_message(self, event: dict[str, Any]) -> None:
+        """A message was sent (the recorded event: sender, role, content, outcome, usage)."""
+
+    def executing(self, n: int, total: int) -> ContextManager[Any]:
+        """Held while block n of total runs in the sandbox."""
+
+    def stop_live(self) -> None:
+        """End any live area (before a person is asked, and when a conversation ends)."""

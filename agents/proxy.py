@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from autogen import Agent, ConversableAgent, UserProxyAgent
 
+from agents.ag2_adapter import auto_replies_in_a_row
 from agents.checks import run_checks
 from agents.codeblocks import extract_code_blocks, is_unclosed
 from agents.feedback import Outcome, execution_feedback
 from agents.prompts import render
-from agents.protocols import Executor
+from agents.protocols import Display, Executor
 from agents.repeats import RepeatMemory
 from agents.scenario import Scenario
 from agents.termination import RunContext
@@ -19,13 +21,23 @@ HumanInput = Callable[[str, "SandboxProxy"], str]
 """fn(ag2_prompt, proxy) -> what the person typed ('' = Enter, 'exit', 'skip', or free text)."""
 
 
+@dataclass
+class ProxyTurn:
+    """A message the proxy produced, as it knows it: who wrote it and, for a report, what happened."""
+
+    role: str
+    """execution (a report on code that ran) | user_proxy (a nudge, a repeat notice) | human (a person's answer)"""
+    outcome: Outcome | None = None
+    """What the reply's code did (None for a person's answer)."""
+
+
 class SandboxProxy(UserProxyAgent):
     """UserProxyAgent that executes code through our Executor, runs checks and phrases the feedback."""
 
     def __init__(self, scenario: Scenario, executor: Executor, context: RunContext, *,
                  is_termination_msg: Callable[[dict[str, Any]], bool], human_input_mode: str,
                  max_consecutive_auto_reply: int, human: HumanInput | None = None,
-                 display: Any = None, memory: RepeatMemory | None = None, attempt: int = 1):
+                 display: Display | None = None, memory: RepeatMemory | None = None, attempt: int = 1):
         super().__init__(scenario.user_proxy.name, human_input_mode=human_input_mode,
                          max_consecutive_auto_reply=max_consecutive_auto_reply, code_execution_config=False,
                          is_termination_msg=is_termination_msg, default_auto_reply="")
@@ -34,30 +46,45 @@ class SandboxProxy(UserProxyAgent):
         self.context = context
         self.human = human
         self.display = display
+        self.is_termination = is_termination_msg
+        """The termination predicate this proxy applies to the assistant's messages."""
         self.stop_reason: str | None = None
-        self.pending: Outcome | None = None
+        self.produced: ProxyTurn | None = None
+        """The reply this proxy produced and AG2 is about to send (taken by the recorder when it is sent)."""
         self.last_executed: Outcome | None = None
-        self.human_contents: list[str] = []
         self.memory = memory if memory is not None else RepeatMemory()
         self.attempt = attempt
         self.turns = 0
         """Assistant replies answered so far in this attempt."""
         self.final_turn = False
+        """The reply limit was reached on a reply with code: it runs, its report is sent, then the run ends."""
         self.human_answer: str | None = None
         """What the person answered in this check (None: nobody was asked)."""
-        """The reply limit was reached on a reply with code: it runs, its report is sent, then the run ends."""
-        self.replace_reply_func(ConversableAgent.check_termination_and_human_reply, SandboxProxy._check_termination)
-        index = next(i for i, f in enumerate(self._reply_func_list)
-                     if f["reply_func"] is SandboxProxy._check_termination)
-        self.register_reply([Agent, None], SandboxProxy._execute_reply, position=index + 1)
+        self.replace_reply_func(ConversableAgent.check_termination_and_human_reply, SandboxProxy._reply)
 
-    # -- AG2 reply functions -----------------------------------------------------------------
+    def take_turn(self) -> ProxyTurn | None:
+        """The record of the reply being sent, once (None for a message no reply function produced: the task)."""
+        turn, self.produced = self.produced, None
+        return turn
+
+    # -- AG2 reply function ------------------------------------------------------------------
+    def _reply(self, messages: list[dict[str, Any]] | None = None, sender: Agent | None = None,
+               config: Any = None, **kwargs: Any) -> tuple[bool, Any]:
+        """In place of AG2's check_termination_and_human_reply: that check (ending, or a person's answer), else the
+        sandbox runs the reply's code. Every message the proxy sends after the task comes from here."""
+        final, reply = self._check_termination(messages, sender, config)
+        if final:
+            if reply is not None:  # a person answered (skip included): their answer is sent instead of running code
+                self.produced = ProxyTurn("human" if self.human_answer else "user_proxy")
+            return final, reply
+        return self._execute_reply(messages, sender, config)
+
     def _check_termination(self, messages: list[dict[str, Any]] | None = None, sender: Agent | None = None,
                            config: Any = None, **kwargs: Any) -> tuple[bool, Any]:
         """AG2's own check, plus a note of why the run stopped."""
-        limit_hit = bool(sender) and self._consecutive_auto_reply_counter[sender] >= \
-            self._max_consecutive_auto_reply_dict[sender]
-        predicate = bool(messages) and self._is_termination_msg(messages[-1])
+        limit_hit = sender is not None and auto_replies_in_a_row(self, sender) >= \
+            self.max_consecutive_auto_reply(sender)
+        predicate = bool(messages) and self.is_termination((messages or [{}])[-1])
         if limit_hit and not predicate and self.human_input_mode == "NEVER" and not self.final_turn \
                 and extract_code_blocks((messages or [{}])[-1].get("content")):
             # the last reply the limit allows still runs (a generated reply is never dropped unexecuted);
@@ -84,7 +111,7 @@ class SandboxProxy(UserProxyAgent):
             # the last message and a fresh attempt (if any are left) takes over
             self.final_turn = True
             self.stop_reason = "stuck"
-        self.pending = outcome
+        self.produced = ProxyTurn("execution" if outcome.kind == "executed" else "user_proxy", outcome)
         self.context.last_outcome = outcome
         self.context.report_contents.add(outcome.feedback)
         return True, outcome.feedback
@@ -105,7 +132,6 @@ class SandboxProxy(UserProxyAgent):
             return Outcome("unsupported", feedback=render("unsupported", language=blocks[0].language))
         earlier = self.memory.find(content)
         if earlier is not None:  # never run the same code twice: say what it did then
-            self.memory.blocked += 1
             return Outcome("repeat", feedback=render("repeat", where=earlier.where, summary=earlier.summary))
         outcome = Outcome("executed")
         for block in runnable:
@@ -136,6 +162,4 @@ class SandboxProxy(UserProxyAgent):
             # Written by the proxy, not the person: like a report, text predicates must not read its TERMINATE.
             self.context.last_outcome = Outcome("skipped", feedback=reply)
             self.context.report_contents.add(reply)
-        if reply and reply != "exit":
-            self.human_contents.append(reply)
         return reply

@@ -47,10 +47,6 @@ class RepeatMemory:
     """Every code that ran in this run (across attempts), keyed by its normalized form."""
 
     seen: dict[str, Seen] = field(default_factory=dict)
-    rejected: int = 0
-    """Replies rejected as repeats and re-asked."""
-    blocked: int = 0
-    """Repeats that reached the proxy anyway (re-ask budget spent) and were answered without running."""
 
     def find(self, content: str | None) -> Seen | None:
         """The earlier execution this reply's code repeats, or None."""

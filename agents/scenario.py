@@ -10,6 +10,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Fiel
                       field_validator,
                       model_validator)
 
+from agents.defaults import SANDBOX_IMAGE
 from agents.errors import ScenarioError
 from agents.yamlio import Loc, load_yaml, validate
 
@@ -128,8 +129,8 @@ class SandboxConfig(Strict):
 
     kind: str = "docker"
     """docker (default, hardened container) | local (opt-in subprocess, no isolation) | a dotted path."""
-    image: str = "codeduet-sandbox:latest"
-    """Docker image, built locally by `python run.py sandbox build`."""
+    image: str = SANDBOX_IMAGE
+    """Docker image, built locally by `codeduet sandbox build`."""
     timeout: float = Field(default=30, gt=0, le=3600)
     """Seconds per code block; the whole process tree is killed at the limit."""
     memory: str = "512m"
@@ -144,8 +145,12 @@ class SandboxConfig(Strict):
     """Characters of output kept per execution; the rest is cut with a marker."""
     tmpfs_size: str = "64m"
     """Size of the writable /tmp tmpfs."""
+    disk: str = "256m"
+    """Size of /workspace: a tmpfs inside the container (no host folder is mounted). A write past it fails with
+    ENOSPC, the run goes on and the execution says the disk limit was hit. It lives in RAM and counts toward
+    `memory`. After each block the files the code wrote are copied back to the run folder (at most this much)."""
 
-    @field_validator("memory", "tmpfs_size")
+    @field_validator("memory", "tmpfs_size", "disk")
     @classmethod
     def _size(cls, v: str, info: ValidationInfo) -> str:
         if not re.fullmatch(r"\d+(\.\d+)?[bkmg]?", str(v).lower()):
@@ -156,9 +161,9 @@ class SandboxConfig(Strict):
         return str(v).lower()
 
     @property
-    def memory_bytes(self) -> int:
-        """The memory limit in bytes."""
-        return parse_size(self.memory)
+    def disk_bytes(self) -> int:
+        """The workspace size in bytes."""
+        return parse_size(self.disk)
 
 
 def parse_size(v: str) -> int:

@@ -12,7 +12,7 @@ from autogen import ConversableAgent
 
 from agents.codeblocks import is_unclosed
 from agents.prompts import render
-from agents.protocols import ModelProvider, Recorder
+from agents.protocols import Display, ModelProvider, Recorder
 from agents.repeats import RepeatMemory
 from agents.scenario import StrategyConfig
 
@@ -61,7 +61,7 @@ class SamplingPolicy:
 
 
 def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, policy: SamplingPolicy,
-                          memory: RepeatMemory, recorder: Recorder, display: Any) -> None:
+                          memory: RepeatMemory, recorder: Recorder, display: Display) -> None:
     """Replace the assistant's LLM reply: each turn sampled per the policy; a reply that repeats code that already
     ran, or that was cut off inside its code block (the model looping until max_tokens), is re-asked."""
 
@@ -81,7 +81,6 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
             if (earlier is None and not cut) or resample == budget:
                 policy.last = {**sampling.to_dict(), "resample": resample}
                 return ok, text
-            memory.rejected += 1
             usage = provider.pop_usage()
             event: dict[str, Any] = {"reason": "cut" if cut else "repeat", "attempt": policy.attempt, "turn": turn,
                                      "resample": resample, "sampling": sampling.to_dict(), "content": content}

@@ -191,7 +191,7 @@ def load_transcript(target: str | Path, warn: Any = None) -> dict[str, Any]:
                 fmt = data.get("format") if isinstance(data, dict) else None
                 problem = f"{tpath}: format {fmt!r} is not {FORMAT!r}: {_format_hint(fmt)}"
             else:
-                data.setdefault("run_dir", str(run_dir))
+                _here(data, run_dir)
                 return data
         except (json.JSONDecodeError, UnicodeDecodeError):
             problem = f"{tpath}: not valid JSON (truncated?)"
@@ -205,11 +205,20 @@ def load_transcript(target: str | Path, warn: Any = None) -> dict[str, Any]:
         if data is not None and data.get("format") in READABLE:
             if warn:
                 warn(f"{problem or f'{tpath}: missing'}; recovered {len(data['messages'])} messages from {epath}")
-            data.setdefault("run_dir", str(run_dir))
+            _here(data, run_dir)
             return data
     if problem and problem.endswith("(truncated?)"):
         problem += " and there is no events.jsonl to recover from: re-run the scenario"
     raise TranscriptError(problem or f"{target}: neither a transcript.json nor an events.jsonl of format {FORMAT}")
+
+
+def _here(data: dict[str, Any], run_dir: Path) -> None:
+    """A run folder is where it was loaded from: a moved folder (e.g. one a Ray node sent back) keeps working."""
+    recorded = data.get("run_dir")
+    if not recorded:
+        data["run_dir"] = str(run_dir)
+    elif Path(recorded).resolve() != run_dir.resolve():
+        data["recorded_run_dir"], data["run_dir"] = recorded, str(run_dir.resolve())
 
 
 def _format_hint(fmt: Any) -> str:

@@ -13,7 +13,11 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-IMAGE = os.environ.get("CODEDUET_TEST_IMAGE", "codeduet-sandbox:latest")
+from agents.defaults import SANDBOX_IMAGE  # noqa: E402  (after the worktree root is on sys.path)
+
+pytest_plugins = ["tests.plugins.leak_guard", "pytester"]  # leak guard: see tests/plugins/leak_guard.py
+
+IMAGE = os.environ.get("CODEDUET_TEST_IMAGE", SANDBOX_IMAGE)
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from agents.errors import EXIT_BAD_INPUT, TranscriptError
 from agents.scenario import load_scenario
 from agents.transcript import FORMAT, JsonlRecorder, load_transcript
 from tests.conftest import IMAGE, py
-from tests.sandbox_helpers import ROOT, containers_under, no_leftover_containers, run_cli  # noqa: F401
+from tests.sandbox_helpers import ROOT, containers_under, run_cli
 
 SCRIPTED = 'model: {provider: scripted, replies: ["```python\\nprint(1)\\n```"]}\n'
 
@@ -114,13 +114,13 @@ def test_sandbox_image_missing(tmp_path):
     text = f"task: x\n{SCRIPTED}sandbox: {{image: 'codeduet-no-such-image:v0'}}\n"
     proc, _, ws = run_yaml(tmp_path, text)
     assert proc.returncode == 3, proc.stderr
-    assert error_line(proc) == "sandbox image codeduet-no-such-image:v0 not found: run `python run.py sandbox build --image codeduet-no-such-image:v0`"
+    assert error_line(proc) == "sandbox image codeduet-no-such-image:v0 not found: run `codeduet sandbox build --image codeduet-no-such-image:v0`"
     assert no_run_folder(ws)
 
 
 def _llama_cpp_installed() -> bool:
     try:
-        import llama_cpp  # noqa: F401
+        import llama_cpp
     except ImportError:
         return False
     return True
@@ -134,7 +134,7 @@ def test_model_file_missing(tmp_path):
     model = tmp_path / "missing.gguf"
     proc, _, ws = run_yaml(tmp_path, f"task: x\nmodel: {{provider: llama_cpp, model_path: '{model}', auto_pull: false}}\n")
     assert proc.returncode == 3, proc.stderr
-    assert error_line(proc) == f"model file {model} missing: run `python run.py model pull`"
+    assert error_line(proc) == f"model file {model} missing: run `codeduet model pull`"
     assert no_run_folder(ws)
 
 
@@ -148,7 +148,7 @@ def test_model_file_corrupt(tmp_path, sandbox_image):
     assert proc.returncode == 3, proc.stderr
     line = error_line(proc)
     assert line.startswith(f"llama.cpp cannot load {model} (")
-    assert line.endswith("check the file with `python run.py model status` or pull it again")
+    assert line.endswith("check the file with `codeduet model status` or pull it again")
     transcript = json.loads(next(ws.rglob("transcript.json")).read_text())
     assert transcript["status"] == "error" and "cannot load" in transcript["reason"]
 
@@ -160,7 +160,7 @@ def test_model_file_not_gguf_fails_before_any_container(tmp_path):
     proc, _, ws = run_yaml(tmp_path, text)
     assert proc.returncode == 3, proc.stderr
     assert error_line(proc) == (f"model file {model} is not a GGUF file (corrupt or wrong file): "
-                                "run `python run.py model pull` or fix model_path")
+                                "run `codeduet model pull` or fix model_path")
     assert no_run_folder(ws)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import py
-from tests.sandbox_helpers import ROOT, containers_under, no_leftover_containers, run_cli  # noqa: F401
+from tests.sandbox_helpers import ROOT, containers_under, run_cli
 
 pytestmark = pytest.mark.docker
 
@@ -116,7 +116,7 @@ def test_sandbox_status(sandbox_image):
     assert re.search(r"containers: \d+ codeduet container\(s\) present", proc.stdout)
     missing = run_cli("sandbox", "status", "--image", "codeduet-no-such-image:v0")
     assert missing.returncode == 3
-    assert "image: codeduet-no-such-image:v0 missing: run `python run.py sandbox build`" in missing.stdout
+    assert "image: codeduet-no-such-image:v0 missing: run `codeduet sandbox build`" in missing.stdout
 
 
 ORPHAN = textwrap.dedent("""
@@ -155,6 +155,17 @@ def test_batch_prints_a_summary_table(sandbox_image, scenario_file, ws):
     assert any("bad.yaml" in row and "max_replies" in row for row in table), out
     assert out.rstrip().splitlines()[-1] == "batch: 1/2 succeeded"
     assert len(list(ws.glob("*/*/transcript.json"))) == 2
+
+
+def test_batch_json_is_one_summary_line_per_scenario(sandbox_image, scenario_file, ws):
+    good = scenario_file([py("print('good')")], name="good")
+    bad = scenario_file([py("raise SystemExit(2)")], name="bad", user_proxy={"max_consecutive_auto_reply": 0})
+    proc = run_cli("run", str(good), str(bad), "--jobs", "2", "--json", "--workspace", str(ws))
+    assert proc.returncode == 1, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]  # nothing else on stdout: no table
+    assert [(Path(r["scenario"]).name, r["status"], r["exit_code"]) for r in rows] == [
+        ("good.yaml", "success", 0), ("bad.yaml", "max_replies", 1)]
+    assert all(Path(r["run_dir"]).parent.parent == ws and r["executions"] == 1 for r in rows)
 
 
 def test_batch_with_a_bad_file_runs_nothing(scenario_file, tmp_path, ws):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -17,11 +19,13 @@ import yaml
 
 from agents.transcript import load_transcript
 from tests.conftest import IMAGE, py
-from tests.sandbox_helpers import ROOT, RUN_PY, containers_under, no_leftover_containers, run_cli  # noqa: F401
+from tests.sandbox_helpers import ROOT, RUN_PY, containers_under, run_cli
 
 pytestmark = pytest.mark.docker
 
 SLOW_BLOCK = "import time\nprint('second block started', flush=True)\ntime.sleep(300)"
+FIRST_BLOCK = ("import os\nos.makedirs('out')\nopen('out/first.txt', 'w').write('written by block 1')\n"
+               "open('table.csv', 'w').write('a,b\\n1,2\\n')\nprint('first block')")
 
 
 def write_scenario(path: Path, replies: list[str], name: str, **extra) -> Path:
@@ -74,7 +78,7 @@ def killed_run(tmp_path_factory: pytest.TempPathFactory, sandbox_image: str):
     """A run killed with SIGKILL while its second block executes: (run_dir, container, workspaces root)."""
     base = tmp_path_factory.mktemp("killed")
     ws = base / "ws"
-    scenario = write_scenario(base / "killed.yaml", [py("print('first block')"), py(SLOW_BLOCK)], "killed")
+    scenario = write_scenario(base / "killed.yaml", [py(FIRST_BLOCK), py(SLOW_BLOCK)], "killed")
     proc = start(scenario, ws)
     run_dir = wait_for(lambda: only_run_dir(ws, "killed"), proc=proc)
     wait_for(lambda: len(message_roles(run_dir)) >= 4, proc=proc)  # the second block was sent to the sandbox
@@ -87,7 +91,7 @@ def killed_run(tmp_path_factory: pytest.TempPathFactory, sandbox_image: str):
     import docker
 
     try:  # safety net only; test_next_start_removes_the_orphan asserts the real cleanup
-        docker.from_env().containers.get(container).remove(force=True)
+        docker.from_env().containers.get(container).remove(force=True, v=True)
     except Exception:
         pass
 
@@ -107,6 +111,14 @@ def test_kill_9_keeps_every_message_in_events(killed_run):
     assert [m["content"] for m in data["messages"]] == [m["content"] for m in msgs]
 
 
+def test_kill_9_keeps_every_file_written_by_finished_blocks(killed_run):
+    run_dir, _, _ = killed_run
+    ws = run_dir / "workspace"  # the container's workspace is copied back after every block, not at the end
+    assert (ws / "out" / "first.txt").read_text() == "written by block 1"
+    assert (ws / "table.csv").read_text() == "a,b\n1,2\n"
+    assert "first.txt" in (ws / "block01.py").read_text() and "second block started" in (ws / "block02.py").read_text()
+
+
 @pytest.mark.skipif(not (ROOT / "agents" / "replay" / "cli.py").exists(), reason="replay not written yet")
 def test_replay_shows_the_killed_run(killed_run):
     run_dir, _, _ = killed_run
@@ -119,7 +131,9 @@ def test_next_start_removes_the_orphan(killed_run, tmp_path):
     run_dir, container, ws = killed_run
     import docker
 
-    assert docker.from_env().containers.get(container).labels["org.codeduet.run"] == run_dir.name
+    orphan = docker.from_env().containers.get(container)
+    assert orphan.labels["org.codeduet.run"] == run_dir.name
+    volume = next(m["Name"] for m in orphan.attrs["Mounts"] if m["Destination"] == "/workspace")
     scenario = write_scenario(tmp_path / "after.yaml", [py("print('after the crash')")], "after",
                               termination={"success": True})
     proc = run_cli("run", str(scenario), "--workspace", str(ws))
@@ -129,6 +143,8 @@ def test_next_start_removes_the_orphan(killed_run, tmp_path):
         proc.stdout
     with pytest.raises(docker.errors.NotFound):
         docker.from_env().containers.get(container)
+    with pytest.raises(docker.errors.NotFound):  # its workspace volume went with it
+        docker.from_env().volumes.get(volume)
     assert containers_under(ws) == []
 
 
@@ -182,11 +198,16 @@ def test_two_runs_of_one_scenario_at_once_are_separate(sandbox_image, tmp_path):
     ws = tmp_path / "ws"
     scenario = write_scenario(tmp_path / "twin.yaml", [py(TOGETHER)], "twin", termination={"success": True})
     procs = [start(scenario, ws, "--json"), start(scenario, ws, "--json")]
-    workspaces = wait_for(lambda: [p.parent for p in (ws / "twin").glob("*/workspace/marker.txt")]
-                          if len(list((ws / "twin").glob("*/workspace/marker.txt"))) == 2 else None)
-    assert len(containers_under(ws)) == 2  # both containers exist at the same moment
-    for w in workspaces:
-        (w / "go").write_text("go")
+    names = wait_for(lambda: containers_under(ws) if len(containers_under(ws)) == 2 else None)
+    # both containers exist at the same moment, and neither block can end before it is given its go
+    import docker
+
+    client = docker.from_env()
+    go = io.BytesIO()
+    with tarfile.open(fileobj=go, mode="w") as tar:
+        tar.addfile(tarfile.TarInfo("go"), io.BytesIO(b""))
+    for name in names:
+        client.containers.get(name).put_archive("/workspace", go.getvalue())
     results = []
     for p in procs:
         out, err = p.communicate(timeout=120)
@@ -222,8 +243,7 @@ def test_orphan_scan_survives_containers_removed_meanwhile(sandbox_image, tmp_pa
         while not stop.is_set():
             c = client.containers.run(sandbox_image, ["sleep", "30"], detach=True, network_mode="none",
                                       labels={LABEL: f"churn-{len(churned)}", LABEL_PID: str(os.getpid()),
-                                              LABEL_HOST: "elsewhere"},
-                                      volumes={str(tmp_path): {"bind": "/workspace", "mode": "rw"}})
+                                              LABEL_HOST: "elsewhere"})
             churned.append(c.name)
             c.remove(force=True)
 

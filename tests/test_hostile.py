@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import shutil
 import socket
 import subprocess
 import threading
@@ -22,7 +23,7 @@ from agents.conversation import RunOptions, run_scenario
 from agents.scenario import load_scenario
 from agents.transcript import load_transcript
 from tests.conftest import py
-from tests.sandbox_helpers import containers_under, no_leftover_containers  # noqa: F401
+from tests.sandbox_helpers import containers_under
 
 pytestmark = pytest.mark.docker
 
@@ -421,6 +422,7 @@ attempt("user namespace", lambda: run(["unshare", "-Ur", "id"]))
 attempt("chroot", lambda: os.chroot("/tmp"))
 attempt("mknod", lambda: os.mknod("/tmp/null", 0o600 | 0o020000, os.makedev(1, 3)))
 print("SUID_MOUNT", oct(os.stat("/usr/bin/mount").st_mode))
+print("MINE_UID", os.stat("/workspace/mine.txt").st_uid)
 status = dict(line.split(":", 1) for line in open("/proc/self/status"))
 for key in ("Uid", "CapEff", "CapBnd", "NoNewPrivs"):
     print(key, status[key].split())
@@ -439,7 +441,9 @@ def test_privileged_operations_are_refused(sandbox_image, workspaces, scenario_f
     assert "Uid ['1000', '1000', '1000', '1000']" in out
     assert "CapEff ['0000000000000000']" in out and "CapBnd ['0000000000000000']" in out
     assert "NoNewPrivs ['1']" in out
-    assert (result.run_dir / "workspace" / "mine.txt").stat().st_uid != 0  # still the sandbox user's
+    assert "MINE_UID 1000" in out  # still the sandbox user's
+    mine = result.run_dir / "workspace" / "mine.txt"  # the copy-back writes it as the user running codeduet
+    assert mine.read_text() == "x" and mine.stat().st_uid == os.getuid()
     evidence("privileges", first_exec(reports(result)[0]), refused=re.findall(r"REFUSED (.*)", out))
 
 
@@ -598,3 +602,90 @@ def test_planted_directory_at_the_next_block_name_does_not_break_the_run(sandbox
     ws = result.run_dir / "workspace"
     assert [p.name for p in ws.glob("block02.py.moved-*")] != []  # moved aside, not written into
     assert not (ws / "block03.py").is_symlink()
+
+
+# -- the workspace's disk limit and its copy-back ----------------------------------------------------
+
+FILL_DISK = """
+written = 0
+with open('fill.bin', 'wb') as f:
+    for _ in range(1024):  # 1 GiB, in 1 MiB writes
+        f.write(b'\\xff' * (1 << 20))
+        f.flush()
+        written += 1
+        if written % 16 == 0:
+            print('wrote', written, 'MiB', flush=True)
+print('WROTE ALL 1 GiB')
+"""
+
+
+def test_a_gigabyte_write_hits_the_disk_limit_and_the_run_goes_on(sandbox_image, workspaces, scenario_file):
+    free_before = shutil.disk_usage(workspaces).free
+    result = run(scenario_file([py(FILL_DISK), py("import sys\nprint('still running')\nsys.exit(3)"),
+                                py("import os\nos.remove('fill.bin')\nopen('after.txt', 'w').write('ok')\nprint('freed')")],
+                               sandbox={"disk": "64m"}))
+    free_after = shutil.disk_usage(workspaces).free
+    fill, still, freed = reports(result)
+    ex = first_exec(fill)
+    assert ex["disk_full"] is True and ex["exit_code"] == 1 and "WROTE ALL" not in ex["output"]
+    assert "No space left on device" in ex["output"]
+    assert "[codeduet: the workspace disk limit (64m) was hit" in ex["output"]
+    assert "filled the workspace disk" in fill["content"]  # the feedback the model gets says so
+    # the disk is still full: the next block cannot be put in the workspace, and runs from its text instead
+    out = first_exec(still)["output"]
+    assert "still running" in out and "the workspace is full (disk limit 64m)" in out
+    assert "freed" in first_exec(freed)["output"] and result.status == "success"
+    ws = result.run_dir / "workspace"
+    assert (ws / "after.txt").read_text() == "ok" and not (ws / "fill.bin").exists()  # removals come back too
+    # the 1 GiB never reached the host's disk (other work on this machine moves it a little: a wide tolerance)
+    assert free_before - free_after < 512 * 1024**2
+    written = int(re.findall(r"wrote (\d+) MiB", ex["output"])[-1])
+    assert 32 <= written <= 64
+    evidence("disk limit", ex, mib_written_before_enospc=written,
+             host_free_change_mib=round((free_before - free_after) / 1024**2))
+
+
+BOMB = """
+import os
+try:
+    os.makedirs({outside!r}, exist_ok=True)  # the host's path, made inside the container's own /tmp
+    os.symlink({outside!r}, 'outside-link')
+    open('outside-link/planted.txt', 'w').write('through a link')
+except OSError as exc:
+    print('outside path not writable here:', exc)
+os.symlink('/etc/passwd', 'passwd-link')
+os.symlink('..', 'up')
+os.link(__file__, 'hard-copy.py')
+os.mkfifo('fifo')
+with open('sparse.bin', 'wb') as f:
+    f.truncate(1 << 40)  # 1 TiB apparent size, no real blocks: a tar bomb for a naive copy-back
+os.makedirs('many')
+for i in range(6000):  # more entries than the runner lists: the whole workspace comes back, bounded
+    open(f'many/{{i}}.txt', 'w').write(str(i))
+raise SystemExit('planted')  # a failure, so the run goes on to the next block
+"""
+
+
+def test_links_specials_and_a_tar_bomb_never_leave_the_run_folder(sandbox_image, workspaces, scenario_file,
+                                                                 tmp_path):
+    outside = tmp_path / "outside"
+    free_before = shutil.disk_usage(workspaces).free
+    result = run(scenario_file([py(BOMB.format(outside=str(outside))), py("print('second block ran')")],
+                               sandbox={"disk": "64m"}))
+    bomb, second = reports(result)
+    out = first_exec(bomb)["output"]
+    assert "planted" in out and result.status == "success"
+    assert "second block ran" in first_exec(second)["output"]
+    assert "the workspace copy-back is bounded to 64m per block" in out and "sparse.bin (1.0 TiB)" in out
+    assert "not copied back (links and special files stay in the sandbox)" in out
+    assert not outside.exists()  # nothing was written through the link on the host
+    ws = result.run_dir / "workspace"
+    entries = list(ws.rglob("*"))
+    assert not any(p.is_symlink() for p in entries)
+    assert not any(p.is_fifo() or p.is_char_device() or p.is_block_device() for p in entries)
+    assert not (ws / "sparse.bin").exists() and not (ws / "hard-copy.py").exists()
+    assert sum(p.stat().st_size for p in entries if p.is_file()) <= 64 * 1024**2
+    assert len(list((ws / "many").iterdir())) <= 6000
+    assert {p.name for p in result.run_dir.iterdir()} <= {"workspace", "events.jsonl", "transcript.json"}
+    assert free_before - shutil.disk_usage(workspaces).free < 512 * 1024**2
+    evidence("tar bomb", first_exec(bomb), files_copied=len(list((ws / "many").iterdir())))

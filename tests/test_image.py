@@ -102,7 +102,7 @@ def test_image_status_missing_tag(client):
 def test_ensure_image_missing_is_one_actionable_line(client):
     with pytest.raises(ImageMissing) as info:
         img.ensure_image(MISSING, client)
-    assert str(info.value) == f"sandbox image {MISSING} not found: run `python run.py sandbox build --image {MISSING}`"
+    assert str(info.value) == f"sandbox image {MISSING} not found: run `codeduet sandbox build --image {MISSING}`"
     assert info.value.exit_code == EXIT_ENVIRONMENT
 
 

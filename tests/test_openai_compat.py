@@ -1,36 +1,88 @@
-"""The OpenAI-compatible provider against a real HTTP server started here, and configs/llm.yaml."""
+"""The OpenAI-compatible provider against a real HTTP server started here (it streams SSE), and configs/llm.yaml."""
 
 from __future__ import annotations
 
+import io
 import json
+import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
+import yaml
+from rich.console import Console
 
-from agents.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, BadInputError, ModelUnavailable
+from agents.display import ConsoleDisplay
+from agents.errors import (EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_FAILED, BadInputError, CodeduetError,
+                           ModelUnavailable)
 from agents.models.config import build_provider, load_models_file
 from agents.protocols import ModelProvider
+from tests.conftest import IMAGE
 
 REPLY = "Hello from the test server. TERMINATE"
+KEY = "sk-test-0123456789"
+
+
+def pieces_of(text: str, size: int = 5) -> list[str]:
+    """The reply cut into the small pieces the server streams, one SSE chunk each."""
+    return [text[i:i + size] for i in range(0, len(text), size)]
 
 
 class ChatHandler(BaseHTTPRequestHandler):
-    """POST /v1/chat/completions: answers REPLY with usage, and records what it was sent."""
+    """POST /v1/chat/completions: streams server.pieces as SSE chunks, then usage (if asked for) and [DONE].
+
+    server.usage: "send" (when stream_options asks), "omit" (never sent), "refuse" (HTTP 400 on stream_options).
+    server.lockstep: a Semaphore the display releases per token; the server sends the next chunk only after the
+    display has shown the previous one, so a client that buffered the reply would stall the server."""
 
     def do_POST(self) -> None:  # noqa: N802 (http.server naming)
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-        self.server.seen.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+        server = self.server
+        server.seen.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
         if self.path != "/v1/chat/completions":
             self.send_error(404)
             return
-        payload = json.dumps({
-            "id": "chatcmpl-test", "object": "chat.completion", "created": 1700000000, "model": body.get("model"),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": REPLY}}],
-            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
-        }).encode()
+        if server.fail:
+            self._json(server.fail, {"error": {"message": f"boom {server.fail}\nsecond line", "type": "x",
+                                               "param": None, "code": None}})
+            return
+        if server.usage == "refuse" and "stream_options" in body:
+            self._json(400, {"error": {"message": "Unrecognized request argument supplied: stream_options",
+                                       "type": "invalid_request_error", "param": None, "code": None}})
+            return
         self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        self._chunk({"role": "assistant", "content": ""})
+        for piece in server.pieces:
+            self._chunk({"content": piece})
+            time.sleep(0.01)
+            if server.lockstep is not None and not server.stalled:
+                shown = server.lockstep.acquire(timeout=10)
+                server.waits.append(shown)
+                server.stalled = not shown
+        self._chunk({}, finish="stop")
+        if server.usage == "send" and (body.get("stream_options") or {}).get("include_usage"):
+            self._event({**self._base(), "choices": [], "usage": {"prompt_tokens": 11,
+                         "completion_tokens": len(server.pieces), "total_tokens": 11 + len(server.pieces)}})
+        self.wfile.write(b"data: [DONE]\n\n")
+
+    def _base(self) -> dict:
+        return {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1700000000, "model": "x"}
+
+    def _chunk(self, delta: dict, finish: str | None = None) -> None:
+        self._event({**self._base(), "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+
+    def _event(self, data: dict) -> None:
+        self.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
+        self.wfile.flush()
+
+    def _json(self, status: int, data: dict) -> None:
+        payload = json.dumps(data).encode()
+        self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
@@ -43,7 +95,8 @@ class ChatHandler(BaseHTTPRequestHandler):
 @pytest.fixture
 def server():
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), ChatHandler)
-    httpd.seen = []
+    httpd.seen, httpd.pieces, httpd.usage = [], pieces_of(REPLY), "send"
+    httpd.lockstep, httpd.waits, httpd.stalled, httpd.fail = None, [], False, None
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield httpd
@@ -53,6 +106,25 @@ def server():
 
 def _url(httpd) -> str:
     return f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+
+
+class RecordingDisplay(ConsoleDisplay):
+    """The real live panel, on a terminal-like console in memory, keeping each streamed update."""
+
+    def __init__(self, lockstep: threading.Semaphore | None = None):
+        self.out = io.StringIO()
+        super().__init__(Console(file=self.out, force_terminal=True, width=100))
+        self.tokens: list[str] = []
+        self.panels: list[str] = []
+        self.lockstep = lockstep
+
+    def on_token(self, text: str) -> None:
+        super().on_token(text)
+        self.tokens.append(text)
+        if self.live is not None:
+            self.panels.append(self.buffer)
+        if self.lockstep is not None:
+            self.lockstep.release()
 
 
 def test_assistant_agent_talks_to_a_real_openai_compatible_server(server, tmp_path):
@@ -77,33 +149,139 @@ def test_assistant_agent_talks_to_a_real_openai_compatible_server(server, tmp_pa
     request = server.seen[0]
     assert request["path"] == "/v1/chat/completions" and request["auth"] == "Bearer not-needed"
     assert request["body"]["model"] == "x" and request["body"]["temperature"] == 0  # the first turn: greedy
+    assert request["body"]["stream"] is True and request["body"]["stream_options"] == {"include_usage": True}
     assert "seed" not in request["body"]
     assert request["body"]["messages"][-1] == {"role": "user", "content": "hi"}
+    usage = provider.pop_usage()
+    assert (usage.prompt_tokens, usage.completion_tokens) == (11, len(server.pieces))
+    assert usage.extra["usage_from"] == "server" and usage.first_token_s is not None
     agent.generate_reply(messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": REPLY},
                                    {"role": "user", "content": "it failed"}])
     repair = server.seen[1]["body"]  # a repair turn is sampled, with its own seed, on the same server
     assert repair["temperature"] == 0.7 and repair["top_p"] == 0.95 and repair["seed"] == 3 + 10_000 + 200
-    usage = provider.pop_usage()  # both calls
-    assert (usage.prompt_tokens, usage.completion_tokens) == (22, 14)
+    assert provider.pop_usage().extra["seed"] == 3 + 10_000 + 200
     assert provider.pop_usage() is None
     assert provider.secrets() == []
+
+
+def test_tokens_reach_the_live_panel_as_they_come(server):
+    """The server sends each chunk only after the panel showed the previous one: a buffering client stalls it."""
+    from autogen import AssistantAgent
+
+    server.lockstep = threading.Semaphore(0)
+    display = RecordingDisplay(server.lockstep)
+    provider = build_provider({"provider": "openai", "model": "x", "base_url": _url(server), "api_key_optional": True})
+    agent = AssistantAgent("assistant", llm_config=provider.llm_config())
+    provider.attach(agent, on_token=display.on_token)
+    display.generation_started("assistant")
+    reply = agent.generate_reply(messages=[{"role": "user", "content": "hi"}])
+    display.stop_live()
+    assert (reply["content"] if isinstance(reply, dict) else reply) == REPLY
+    assert server.waits == [True] * len(server.pieces)  # every chunk was on screen before the next was sent
+    assert display.tokens == server.pieces
+    assert display.panels[:3] == [REPLY[:5], REPLY[:10], REPLY[:15]]  # the panel grew piece by piece
+    assert "assistant · streaming" in display.out.getvalue()
+    usage = provider.pop_usage()
+    assert usage.first_token_s is not None and 0 < usage.first_token_s <= usage.seconds
+
+
+@pytest.mark.parametrize("server_usage", ["omit", "refuse"])
+def test_without_usage_from_the_server_the_tokens_are_counted(server, server_usage):
+    """A server that ignores stream_options is counted; one that refuses it is asked again without it, once."""
+    from autogen import AssistantAgent
+
+    server.usage = server_usage
+    provider = build_provider({"provider": "openai", "model": "x", "base_url": _url(server), "api_key_optional": True})
+    agent = AssistantAgent("assistant", llm_config=provider.llm_config())
+    provider.attach(agent)
+    for _ in range(2):
+        reply = agent.generate_reply(messages=[{"role": "user", "content": "hi"}])
+        assert (reply["content"] if isinstance(reply, dict) else reply) == REPLY
+        usage = provider.pop_usage()
+        assert usage.extra["usage_from"] == "counted" and usage.prompt_tokens is None
+        assert usage.completion_tokens == len(server.pieces) and usage.first_token_s is not None
+    asked_usage = ["stream_options" in s["body"] for s in server.seen]
+    assert asked_usage == ([True, True] if server_usage == "omit" else [True, False, False])
 
 
 def test_the_key_is_sent_but_never_described(server, monkeypatch):
     from autogen import AssistantAgent
 
-    monkeypatch.setenv("CODEDUET_TEST_KEY", "sk-test-0123456789")
+    monkeypatch.setenv("CODEDUET_TEST_KEY", KEY)
     provider = build_provider({"name": "remote", "provider": "openai", "model": "gpt-test", "base_url": _url(server),
                                "api_key_env": "CODEDUET_TEST_KEY", "max_tokens": 50})
     config = provider.llm_config()
-    assert config["config_list"][0]["api_key"] == "sk-test-0123456789" and config["cache_seed"] is None
+    assert KEY not in json.dumps(config) and config["cache_seed"] is None  # AG2 never holds the key
     agent = AssistantAgent("assistant", llm_config=config)
+    provider.attach(agent)
     agent.generate_reply(messages=[{"role": "user", "content": "hi"}])
-    assert server.seen[0]["auth"] == "Bearer sk-test-0123456789"
+    assert server.seen[0]["auth"] == f"Bearer {KEY}"
     assert server.seen[0]["body"]["max_tokens"] == 50
-    assert provider.secrets() == ["sk-test-0123456789"]
+    assert provider.secrets() == [KEY]
     described = json.dumps(provider.describe())
     assert "sk-test" not in described and provider.describe()["name"] == "remote"
+
+
+@pytest.mark.docker
+def test_a_streamed_run_records_ttft_and_never_the_key(server, sandbox_image, workspaces, tmp_path, monkeypatch):
+    """A whole scenario against the streaming server: the code runs in the sandbox, the transcript has the reply,
+    its usage and TTFT, and the key appears nowhere in the run folder."""
+    from agents.conversation import RunOptions, run_scenario
+    from agents.scenario import load_scenario
+    from agents.transcript import load_transcript
+
+    reply = "Here is the script:\n```python\nprint(6 * 7)\n```"
+    server.pieces = pieces_of(reply, 4)
+    monkeypatch.setenv("CODEDUET_TEST_KEY", KEY)
+    path = tmp_path / "streamed.yaml"
+    path.write_text(yaml.safe_dump({
+        "name": "streamed", "task": "Print 6 times 7.",
+        "model": {"provider": "openai", "model": "x", "base_url": _url(server), "api_key_env": "CODEDUET_TEST_KEY"},
+        "sandbox": {"image": IMAGE, "timeout": 10}, "strategy": {"attempts": 1},
+        "checks": [{"stdout_contains": "42"}]}), encoding="utf-8")
+    display = RecordingDisplay()
+    result = run_scenario(load_scenario(path), RunOptions(), display=display)
+    assert result.status == "success", result.reason
+    assert "".join(display.tokens) == reply and len(display.panels) == len(server.pieces)
+    assistant = [m for m in load_transcript(result.run_dir)["messages"] if m["role"] == "assistant"]
+    assert [m["content"] for m in assistant] == [reply]
+    usage = assistant[0]["usage"]
+    assert (usage["prompt_tokens"], usage["completion_tokens"]) == (11, len(server.pieces))
+    assert usage["first_token_s"] > 0 and usage["extra"]["usage_from"] == "server"
+    assert f"first_token_s={usage['first_token_s']}" in display.out.getvalue()  # shown under the final panel
+    assert server.seen[0]["auth"] == f"Bearer {KEY}"
+    for file in Path(result.run_dir).rglob("*"):
+        if file.is_file():
+            text = file.read_text(encoding="utf-8", errors="replace")
+            assert "sk-test" not in text and "***" not in text, file  # never written, so never scrubbed either
+
+
+def test_an_unreachable_server_is_one_actionable_line():
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    provider = build_provider({"name": "local-vllm", "provider": "openai", "model": "x",
+                               "base_url": f"http://127.0.0.1:{port}/v1", "api_key_optional": True})
+    with pytest.raises(ModelUnavailable) as err:
+        provider.chat([{"role": "user", "content": "hi"}])
+    assert str(err.value).startswith(f"model 'local-vllm': cannot reach http://127.0.0.1:{port}/v1 (")
+    assert str(err.value).endswith("start the server or fix base_url (configs/llm.yaml or the scenario's model:)")
+    assert err.value.exit_code == EXIT_ENVIRONMENT
+
+
+@pytest.mark.parametrize("status, line, exit_code", [
+    (401, "model 'remote': {url} refused the key in CODEDUET_TEST_KEY (HTTP 401): check it in .env", EXIT_ENVIRONMENT),
+    (404, "model 'remote': {url} has no model 'x' (HTTP 404): pull it on the server or fix the entry's model",
+     EXIT_ENVIRONMENT),
+    (500, "model 'remote': {url} answered HTTP 500: boom 500", EXIT_FAILED)])
+def test_a_server_error_is_one_line(server, monkeypatch, status, line, exit_code):
+    monkeypatch.setenv("CODEDUET_TEST_KEY", KEY)
+    server.fail = status
+    provider = build_provider({"name": "remote", "provider": "openai", "model": "x", "base_url": _url(server),
+                               "api_key_env": "CODEDUET_TEST_KEY"})
+    with pytest.raises(CodeduetError) as err:
+        provider.chat([{"role": "user", "content": "hi"}])
+    assert str(err.value) == line.format(url=_url(server)) and err.value.exit_code == exit_code
 
 
 def test_missing_key_is_one_actionable_line(monkeypatch):
@@ -132,5 +310,5 @@ def test_every_entry_of_configs_llm_yaml_builds():
         provider = build_provider(name)
         described = provider.describe()
         assert described["name"] == name and described["provider"] == models.models[name]["provider"]
-    assert build_provider("ollama").llm_config()["config_list"][0]["base_url"] == "http://localhost:11434/v1"
+    assert build_provider("ollama").describe()["base_url"] == "http://localhost:11434/v1"
     assert build_provider(None).describe()["provider"] == "llama_cpp"

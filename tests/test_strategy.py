@@ -213,6 +213,7 @@ def test_a_person_steering_gets_no_fresh_attempt_whatever_they_type(sandbox_imag
     assert result.status == "failed" and len(result.attempts) == 1
 
 
+@pytest.mark.docker
 def test_a_killed_multi_attempt_run_is_recovered_with_its_attempts(two_attempt_run):
     events_file = two_attempt_run / "events.jsonl"
     lines = events_file.read_text().splitlines()

@@ -23,14 +23,15 @@ from typing import Any
 
 import yaml
 
+from agents.defaults import SANDBOX_IMAGE
 from agents.paths import PROJECT_ROOT
-from agents.sandbox.docker_executor import LABEL
+from agents.sandbox.docker_executor import LABEL, LABEL_WORKSPACE
 
 FIX = "primes = [n for n in range(2, 2000) if all(n % d for d in range(2, int(n ** 0.5) + 1))]\nprint(sum(primes))"
 BROKEN = "primes = [n for n in range(2, 2000) if all(n % d for d in range(2, n))]\nprint(sum(primes) / 0)"
 
 
-def write_scenarios(folder: Path, n: int, image: str = "codeduet-sandbox:latest") -> list[Path]:
+def write_scenarios(folder: Path, n: int, image: str = SANDBOX_IMAGE) -> list[Path]:
     """n scripted scenarios, each a failing block, then the fix, checked by stdout (two executions each)."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -44,8 +45,8 @@ def write_scenarios(folder: Path, n: int, image: str = "codeduet-sandbox:latest"
     return paths
 
 
-def _tree_rss(root: int) -> int:
-    """Resident bytes of `root` and all its descendants."""
+def process_tree(root: int) -> dict[int, int]:
+    """`root` and all its descendants: pid -> resident bytes."""
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -58,12 +59,17 @@ def _tree_rss(root: int) -> int:
         fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
         children.setdefault(int(fields.get("PPid", "0").strip() or 0), []).append(int(entry))
         rss[int(entry)] = int(fields.get("VmRSS", "0 kB").split()[0]) * 1024
-    total, todo = 0, [root]
+    tree, todo = {}, [root]
     while todo:
         pid = todo.pop()
-        total += rss.get(pid, 0)
+        tree[pid] = rss.get(pid, 0)
         todo.extend(children.get(pid, []))
-    return total
+    return tree
+
+
+def _tree_rss(root: int) -> int:
+    """Resident bytes of `root` and all its descendants."""
+    return sum(process_tree(root).values())
 
 
 def _cgroup_memory(container_id: str) -> int:
@@ -95,8 +101,8 @@ class Sampler(threading.Thread):
             listed = self.client.containers.list(sparse=True, filters={"label": LABEL})
         except Exception:
             return
-        self.ids = [c.id for c in listed if any(str(m.get("Source", "")).startswith(self.prefix)
-                                                for m in c.attrs.get("Mounts") or [])]
+        self.ids = [c.id for c in listed  # the batch's own containers, by the host folder each copies back to
+                    if str((c.attrs.get("Labels") or {}).get(LABEL_WORKSPACE, "")).startswith(self.prefix)]
 
     def run(self) -> None:
         tick = 0
@@ -154,20 +160,27 @@ def machine() -> dict[str, Any]:
     return info
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the batch at each --jobs value, print the table, optionally write JSON."""
+def parse_and_describe(ap: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.Namespace, Any, dict]:
+    """Add --image and --out, parse; a wide console that has printed the machine line; the machine facts."""
     from rich.console import Console
-    from rich.table import Table
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=20, help="scenarios in the batch")
-    ap.add_argument("--jobs", default="1,4", help="comma-separated --jobs values to compare")
-    ap.add_argument("--image", default="codeduet-sandbox:latest")
+    ap.add_argument("--image", default=SANDBOX_IMAGE)
     ap.add_argument("--out", type=Path, help="also write the results as JSON")
     args = ap.parse_args(argv)
     console = Console(highlight=False, width=200)
     facts = machine()
     console.print("machine: " + ", ".join(f"{k}={v}" for k, v in facts.items()))
+    return args, console, facts
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the batch at each --jobs value, print the table, optionally write JSON."""
+    from rich.table import Table
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=20, help="scenarios in the batch")
+    ap.add_argument("--jobs", default="1,4", help="comma-separated --jobs values to compare")
+    args, console, facts = parse_and_describe(ap, argv)
     results = []
     with tempfile.TemporaryDirectory(prefix="codeduet-batch-load-") as tmp:
         paths = write_scenarios(Path(tmp) / "scenarios", args.n, args.image)

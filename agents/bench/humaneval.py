@@ -11,7 +11,6 @@ import json
 import os
 import platform
 import subprocess
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 
+from agents.bench.humaneval_config import BenchConfig
 from agents.bench.humaneval_problem import ModelFor, run_mode
 from agents.bench.humaneval_scenario import PROMPT_VERSION, load_problems
 from agents.bench.humaneval_stats import summarize, summary_table
@@ -31,46 +31,6 @@ from agents.sandbox import make_executor
 from agents.scenario import SandboxConfig
 
 RESULTS, SUMMARY, META, VISIBLE = "results.jsonl", "summary.json", "meta.json", "visible_tests.json"
-
-
-@dataclass
-class BenchConfig:
-    """What one `bench humaneval` invocation does."""
-
-    limit: int | None = None
-    offset: int = 0
-    mode: str = "both"
-    max_auto_reply: int = 2
-    """Feedback rounds per attempt of the loop (the scenario's max_consecutive_auto_reply)."""
-    model: str | None = None
-    out: Path | None = None
-    resume: bool = False
-    attempts: int | None = None
-    """Loop: fresh conversations at most (None: the product's StrategyConfig default)."""
-    strategy: dict[str, Any] | None = None
-    """Other `strategy:` keys for the loop (None: the product's defaults)."""
-    separate_single: bool = False
-    """both: generate the single pass in its own conversation instead of scoring the loop's first reply."""
-
-    @property
-    def loop_strategy(self) -> dict[str, Any]:
-        """The loop's full strategy block as the scenarios get it (product defaults plus overrides)."""
-        from agents.bench.humaneval_problem import bench_strategy
-        from agents.scenario import StrategyConfig
-
-        return StrategyConfig(**bench_strategy("loop", self.attempts, self.strategy)).model_dump()
-
-    @property
-    def shared_single(self) -> bool:
-        """Whether single-pass records come from the loop's first reply."""
-        return self.mode == "both" and not self.separate_single
-
-    @property
-    def modes(self) -> list[str]:
-        """The modes to run, in the order used for even problem indexes."""
-        if self.mode not in ("single", "loop", "both"):
-            raise BadInputError(f"--mode {self.mode!r}: use single, loop or both")
-        return ["single", "loop"] if self.mode == "both" else [self.mode]
 
 
 def machine() -> dict[str, Any]:
@@ -240,13 +200,8 @@ def _write_summary(out: Path, records: list[dict[str, Any]], meta: dict[str, Any
     return summary
 
 
-def main(console: Console, *, limit: int | None, offset: int, mode: str, max_auto_reply: int | None,
-         model: str | None, out: Path | None, resume: bool, attempts: int | None = None,
-         separate_single: bool = False) -> int:
+def main(console: Console, cfg: BenchConfig) -> int:
     """CLI entry: run the benchmark, print the table; 0 when every selected problem was run and scored."""
-    cfg = BenchConfig(limit=limit, offset=offset, mode=mode, model=model, out=out, resume=resume, attempts=attempts,
-                      separate_single=separate_single,
-                      **({"max_auto_reply": max_auto_reply} if max_auto_reply is not None else {}))
     run_bench(console, cfg)
     return 0
 

@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from agents.defaults import COMMAND
 from agents.errors import ModelUnavailable
 from agents.paths import codeduet_home, models_dir
 
@@ -24,7 +25,7 @@ PART_COUNT = 22
 PART_VERSION = "0.2.0"
 HF_REPO = "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF"
 CHUNK = 1 << 20
-PULL_HINT = "run `python run.py model pull`"
+PULL_HINT = f"run `{COMMAND} model pull`"
 
 
 def default_model_file() -> Path:

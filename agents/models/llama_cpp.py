@@ -8,14 +8,19 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.defaults import COMMAND
 from agents.errors import ModelUnavailable
 from agents.models import download
-from agents.models.response import InProcessClientMixin, InProcessProviderMixin, make_response
+from agents.models.response import (InProcessClientMixin, InProcessProviderMixin, StreamedReply,
+                                     clean_messages)
 from agents.protocols import TokenSink, Usage
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 INSTALL_HINT = "llama-cpp-python is not installed: run `pip install -e .[local]` or `make setup`"
 
@@ -84,7 +89,7 @@ def load_model(path: Path, n_ctx: int, n_threads: int) -> LoadedModel:
                                   n_batch=512, chat_format="chat_template.default", verbose=False)
         except (ValueError, RuntimeError) as exc:
             raise ModelUnavailable(f"llama.cpp cannot load {path} ({exc}): check the file with "
-                                   "`python run.py model status` or pull it again") from None
+                                   f"`{COMMAND} model status` or pull it again") from None
         eos, bos = llm.token_eos(), llm.token_bos()
         formatter = Jinja2ChatFormatter(
             template=llm.metadata["tokenizer.chat_template"],
@@ -93,18 +98,6 @@ def load_model(path: Path, n_ctx: int, n_threads: int) -> LoadedModel:
             stop_token_ids=[eos])
         _MODELS[key] = LoadedModel(llm, formatter, threading.Lock(), round(time.perf_counter() - started, 3))
         return _MODELS[key]
-
-
-def clean_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """OpenAI-style messages reduced to role + text (None content is ""; other roles speak as the user)."""
-    out = []
-    for m in messages:
-        content = m.get("content")
-        if isinstance(content, list):
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        role = m.get("role", "user")
-        out.append({"role": role if role in ("system", "user", "assistant") else "user", "content": content or ""})
-    return out
 
 
 def prompt_tokens(model: LoadedModel, messages: list[dict[str, str]]) -> list[int]:
@@ -173,26 +166,16 @@ def chat(model: LoadedModel, messages: list[dict[str, Any]], *, max_tokens: int,
         budget = max(1, min(max_tokens, n_ctx - len(tokens) - 1))
         cached = llm.longest_token_prefix(llm._input_ids.tolist(), tokens)
         _perf(llm, reset=True)
-        started = time.perf_counter()
-        first: float | None = None
-        parts: list[str] = []
+        reply = StreamedReply(on_token)
         finish = None
         for chunk in llm.create_chat_completion(messages=msgs, stream=True, max_tokens=budget,
                                                 temperature=temperature, top_p=top_p, seed=seed):
             choice = chunk["choices"][0]
             finish = choice.get("finish_reason") or finish
-            text = choice.get("delta", {}).get("content") or ""
-            if not text:
-                continue
-            if first is None:
-                first = time.perf_counter() - started
-            parts.append(text)
-            if on_token:
-                on_token(text)
-            if len(parts) % 16 == 0 and looping("".join(parts[-200:])):
+            if (reply.add(choice.get("delta", {}).get("content")) and len(reply.parts) % 16 == 0
+                    and looping("".join(reply.parts[-200:]))):
                 finish = "repetition"
                 break
-        seconds = time.perf_counter() - started
         perf = _perf(llm)
         # every generated token but the last is evaluated; the last is EOS (dropped) unless the budget ran out
         completion = max(0, llm.n_tokens - len(tokens)) + (1 if finish in ("length", "repetition") else 0)
@@ -201,17 +184,14 @@ def chat(model: LoadedModel, messages: list[dict[str, Any]], *, max_tokens: int,
         extra["prompt_eval_tokens"] = int(perf.n_p_eval)
         extra["prompt_eval_s"] = round(perf.t_p_eval_ms / 1000, 4)
         extra["eval_s"] = round(perf.t_eval_ms / 1000, 4)
-    usage = Usage(prompt_tokens=len(tokens), completion_tokens=completion, seconds=round(seconds, 4),
-                  first_token_s=round(first, 4) if first is not None else None, cached_tokens=cached, extra=extra)
-    return "".join(parts), usage
+    return reply.text, reply.usage(prompt_tokens=len(tokens), completion_tokens=completion, cached_tokens=cached,
+                                   extra=extra)
 
 
 class LlamaCppClient(InProcessClientMixin):
     """AG2 custom model client that runs the provider's local model in this process."""
 
-    def __init__(self, config: dict[str, Any], provider: "LlamaCppProvider", on_token: TokenSink | None = None):
-        self.provider = provider
-        self.on_token = on_token
+    provider: "LlamaCppProvider"
 
     def create(self, params: dict[str, Any]) -> Any:
         """Answer params["messages"], streaming tokens to on_token."""
@@ -221,8 +201,7 @@ class LlamaCppClient(InProcessClientMixin):
         text, usage = chat(model, params.get("messages") or [], max_tokens=params.get("max_tokens") or cfg.max_tokens,
                            temperature=temperature, top_p=params.get("top_p", cfg.top_p) if temperature else 1.0,
                            seed=params.get("seed", cfg.seed), on_token=self.on_token)
-        self.provider.last_usage = usage
-        return make_response(text, cfg.model, usage)
+        return self.answered(text, usage)
 
 
 class LlamaCppProvider(InProcessProviderMixin):
@@ -230,12 +209,8 @@ class LlamaCppProvider(InProcessProviderMixin):
 
     Config = LlamaCppConfig
     client_cls = LlamaCppClient
-
-    def __init__(self, name: str, config: LlamaCppConfig):
-        self.name = name
-        self.config = config
-        self.last_usage: Usage | None = None
-        self.console: Any = None
+    console: Console | None = None
+    """Where a model pull shows its progress (set by check_ready; None: stderr)."""
 
     @property
     def model_path(self) -> Path:
@@ -247,26 +222,27 @@ class LlamaCppProvider(InProcessProviderMixin):
         """Configured threads, or every core."""
         return self.config.n_threads or os.cpu_count() or 1
 
-    def check_ready(self) -> None:
+    def check_ready(self, console: Console | None = None) -> None:
         """llama-cpp-python importable, and the model file present: pulled now (before any container
-        starts, with a progress bar) when it is missing and auto_pull is on."""
+        starts, with a progress bar on console) when it is missing and auto_pull is on."""
+        self.console = console
         import_llama_cpp()
         path = self.model_path
         if not path.is_file():
             if not self.config.auto_pull:
-                raise ModelUnavailable(f"model file {path} missing: run `python run.py model pull`")
+                raise ModelUnavailable(f"model file {path} missing: {download.PULL_HINT}")
             download.pull_model(path, console=self.console)
         with open(path, "rb") as fh:
             if fh.read(4) != b"GGUF":
                 raise ModelUnavailable(f"model file {path} is not a GGUF file (corrupt or wrong file): "
-                                       "run `python run.py model pull` or fix model_path")
+                                       f"{download.PULL_HINT} or fix model_path")
 
     def model(self) -> LoadedModel:
         """The loaded model, pulling the file first when it is missing and auto_pull is on."""
         path = self.model_path
         if not path.is_file():
             if not self.config.auto_pull:
-                raise ModelUnavailable(f"model file {path} missing: run `python run.py model pull`")
+                raise ModelUnavailable(f"model file {path} missing: {download.PULL_HINT}")
             path = download.pull_model(path, console=self.console)
         return load_model(path, self.config.n_ctx, self.n_threads)
 

@@ -1,4 +1,9 @@
-"""Any OpenAI-compatible server (OpenAI, Ollama, vLLM, LM Studio) through AG2's own OpenAI client."""
+"""Any OpenAI-compatible server (OpenAI, Ollama, vLLM, LM Studio): replies streamed token by token.
+
+Our own AG2 model client calls the server through the `openai` SDK, so the API key stays inside the provider
+(never in the llm_config AG2 keeps and logs), every call gets its own sampling, and the live panel, usage and
+time to first token work as they do for the local model.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.errors import ModelUnavailable
+from agents.errors import CodeduetError, ModelUnavailable
+from agents.models.response import (InProcessClientMixin, InProcessProviderMixin, StreamedReply,
+                                     clean_messages)
 from agents.paths import PROJECT_ROOT
 from agents.protocols import TokenSink, Usage
 
 NO_KEY = "not-needed"
+INCLUDE_USAGE = {"include_usage": True}
 
 
 class OpenAIConfig(BaseModel):
@@ -36,16 +44,59 @@ class OpenAIConfig(BaseModel):
     """Seconds to wait for one reply."""
 
 
-class OpenAIProvider:
+def stream_chat(client: Any, model: str, messages: list[dict[str, Any]], *, usage_in_stream: bool = True,
+                on_token: TokenSink | None = None, **params: Any) -> tuple[str, Usage]:
+    """One streamed chat completion: text to on_token as it arrives; usage as the server counts it (asked for with
+    stream_options) or, when it sends none, the content chunks counted (one token each on these servers)."""
+    extra = {"stream_options": INCLUDE_USAGE} if usage_in_stream else {}
+    reply = StreamedReply(on_token)
+    stream = client.chat.completions.create(model=model, messages=clean_messages(messages), stream=True,
+                                            **extra, **params)
+    finish = server_usage = None
+    for chunk in stream:
+        server_usage = getattr(chunk, "usage", None) or server_usage
+        for choice in chunk.choices or []:
+            finish = choice.finish_reason or finish
+            reply.add(choice.delta.content if choice.delta else None)
+    info: dict[str, Any] = {"finish_reason": finish, "streamed": True,
+                            "usage_from": "server" if server_usage else "counted"}
+    for key in ("temperature", "seed"):
+        if key in params:
+            info[key] = params[key]
+    prompt = getattr(server_usage, "prompt_tokens", None) if server_usage else None
+    completion = getattr(server_usage, "completion_tokens", None) if server_usage else len(reply.parts)
+    return reply.text, reply.usage(prompt_tokens=prompt, completion_tokens=completion, extra=info)
+
+
+class OpenAIStreamClient(InProcessClientMixin):
+    """AG2 custom model client: each create() is one streamed request to the provider's server."""
+
+    provider: "OpenAIProvider"
+
+    def create(self, params: dict[str, Any]) -> Any:
+        """Answer params["messages"] with the sampling AG2 passes (temperature, seed, top_p), streaming tokens."""
+        cfg = self.provider.config
+        sampling = {k: params[k] for k in ("temperature", "seed", "top_p") if params.get(k) is not None}
+        sampling.setdefault("temperature", cfg.temperature)
+        max_tokens = params.get("max_tokens") or cfg.max_tokens
+        if max_tokens:
+            sampling["max_tokens"] = max_tokens
+        return self.answered(*self.provider.chat(params.get("messages") or [], on_token=self.on_token, **sampling))
+
+
+class OpenAIProvider(InProcessProviderMixin):
     """Provider for `provider: openai`."""
 
     Config = OpenAIConfig
+    client_cls = OpenAIStreamClient
 
     def __init__(self, name: str, config: OpenAIConfig):
         self.name = name
         self.config = config
-        self.agent: Any = None
-        self._seen: tuple[int, int] = (0, 0)
+        self.last_usage: Usage | None = None
+        self.usage_in_stream = True
+        """False once the server refused stream_options: later calls count the tokens themselves."""
+        self._client: Any = None
 
     def _api_key(self) -> str:
         """The key from the environment (after loading the project's .env), or the placeholder if optional."""
@@ -60,20 +111,52 @@ class OpenAIProvider:
         raise ModelUnavailable(f"model '{self.name}' needs {self.config.api_key_env}: put it in .env "
                                "(see configs/.env.example) or export it")
 
-    def check_ready(self) -> None:
+    def check_ready(self, console: Any = None) -> None:
         """The API key is available (no network call)."""
         self._api_key()
 
-    def llm_config(self) -> dict[str, Any]:
-        """AG2's native OpenAI config; it holds the key, so never write it anywhere (see secrets())."""
-        entry: dict[str, Any] = {"api_type": "openai", "model": self.config.model, "api_key": self._api_key()}
-        if self.config.base_url:
-            entry["base_url"] = self.config.base_url
-        # no temperature here: AG2 lets config entries override create() arguments, and each call passes its own
-        cfg: dict[str, Any] = {"config_list": [entry], "cache_seed": None, "timeout": self.config.timeout}
-        if self.config.max_tokens:
-            cfg["max_tokens"] = self.config.max_tokens
-        return cfg
+    def client(self) -> Any:
+        """The `openai` SDK client for this server, made on first use; the only holder of the key."""
+        if self._client is None:
+            import openai
+
+            self._client = openai.OpenAI(api_key=self._api_key(), base_url=self.config.base_url,
+                                         timeout=self.config.timeout)
+        return self._client
+
+    def chat(self, messages: list[dict[str, Any]], on_token: TokenSink | None = None,
+             **params: Any) -> tuple[str, Usage]:
+        """One streamed reply; server errors become one line with the fix."""
+        import openai
+
+        try:
+            try:
+                return stream_chat(self.client(), self.config.model, messages, on_token=on_token,
+                                   usage_in_stream=self.usage_in_stream, **params)
+            except openai.BadRequestError as exc:
+                if not self.usage_in_stream or "stream_options" not in str(exc):
+                    raise
+                self.usage_in_stream = False  # an older server: ask again without it, and count
+                return stream_chat(self.client(), self.config.model, messages, on_token=on_token,
+                                   usage_in_stream=False, **params)
+        except openai.APIConnectionError as exc:
+            raise ModelUnavailable(f"model '{self.name}': cannot reach {self.where} ({exc}): start the server or "
+                                   "fix base_url (configs/llm.yaml or the scenario's model:)") from None
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+            raise ModelUnavailable(f"model '{self.name}': {self.where} refused the key in {self.config.api_key_env} "
+                                   f"(HTTP {exc.status_code}): check it in .env") from None
+        except openai.NotFoundError:
+            raise ModelUnavailable(f"model '{self.name}': {self.where} has no model '{self.config.model}' "
+                                   "(HTTP 404): pull it on the server or fix the entry's model") from None
+        except openai.APIStatusError as exc:
+            detail = exc.body.get("message") if isinstance(exc.body, dict) else None
+            raise CodeduetError(f"model '{self.name}': {self.where} answered HTTP {exc.status_code}: "
+                                f"{(str(detail or exc.message).splitlines() or [''])[0][:200]}") from None
+
+    @property
+    def where(self) -> str:
+        """The server, for error lines."""
+        return self.config.base_url or "api.openai.com"
 
     def secrets(self) -> list[str]:
         """Key values the transcript writer must scrub."""
@@ -82,29 +165,6 @@ class OpenAIProvider:
         except ModelUnavailable:
             return []
         return [] if key == NO_KEY else [key]
-
-    def attach(self, agent: Any, on_token: TokenSink | None = None) -> None:
-        """Nothing to register (AG2's client is native); remember the agent to read its usage."""
-        self.agent = agent
-        self._seen = self._totals()
-
-    def _totals(self) -> tuple[int, int]:
-        """Prompt and completion tokens summed over the agent client's usage summary."""
-        summary = getattr(getattr(self.agent, "client", None), "total_usage_summary", None) or {}
-        prompt = sum(v.get("prompt_tokens", 0) for v in summary.values() if isinstance(v, dict))
-        completion = sum(v.get("completion_tokens", 0) for v in summary.values() if isinstance(v, dict))
-        return prompt, completion
-
-    def pop_usage(self) -> Usage | None:
-        """Tokens used since the last call, from AG2's usage summary; None if unknown."""
-        if self.agent is None:
-            return None
-        now = self._totals()
-        if now == self._seen:
-            return None
-        usage = Usage(prompt_tokens=now[0] - self._seen[0], completion_tokens=now[1] - self._seen[1])
-        self._seen = now
-        return usage
 
     def sampling_params(self, temperature: float | None, seed: int, top_p: float) -> dict[str, Any]:
         """Per-call sampling (the entry's temperature when None); seed and top_p only when sampling."""
@@ -116,4 +176,4 @@ class OpenAIProvider:
         """Name, provider, model, server and settings; never the key."""
         return {"name": self.name, "provider": "openai", "model": self.config.model,
                 "base_url": self.config.base_url, "api_key_env": self.config.api_key_env,
-                "temperature": self.config.temperature}
+                "temperature": self.config.temperature, "streamed": True}

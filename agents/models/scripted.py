@@ -6,12 +6,15 @@ It is a real model backend for offline, deterministic runs (tests, demos, CI), n
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.models.response import InProcessClientMixin, InProcessProviderMixin, make_response
-from agents.protocols import TokenSink, Usage
+from agents.models.response import InProcessClientMixin, InProcessProviderMixin
+from agents.protocols import Usage
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class ScriptedConfig(BaseModel):
@@ -33,9 +36,7 @@ class ScriptedConfig(BaseModel):
 class ScriptedClient(InProcessClientMixin):
     """AG2 custom model client that plays back the provider's replies."""
 
-    def __init__(self, config: dict[str, Any], provider: "ScriptedProvider", on_token: TokenSink | None = None):
-        self.provider = provider
-        self.on_token = on_token
+    provider: "ScriptedProvider"
 
     def create(self, params: dict[str, Any]) -> Any:
         """Return the next reply."""
@@ -46,9 +47,7 @@ class ScriptedClient(InProcessClientMixin):
         if self.on_token:
             for line in text.splitlines(keepends=True):
                 self.on_token(line)
-        usage = Usage(prompt_tokens=None, completion_tokens=None, seconds=round(time.perf_counter() - started, 4))
-        self.provider.last_usage = usage
-        return make_response(text, self.provider.config.model, usage)
+        return self.answered(text, Usage(seconds=round(time.perf_counter() - started, 4)))
 
 
 class ScriptedProvider(InProcessProviderMixin):
@@ -58,10 +57,8 @@ class ScriptedProvider(InProcessProviderMixin):
     client_cls = ScriptedClient
 
     def __init__(self, name: str, config: ScriptedConfig):
-        self.name = name
-        self.config = config
+        super().__init__(name, config)
         self.index = 0
-        self.last_usage: Usage | None = None
 
     def next_reply(self) -> str:
         """The next scripted reply, or `when_exhausted`."""
@@ -70,7 +67,7 @@ class ScriptedProvider(InProcessProviderMixin):
             return self.config.replies[self.index - 1]
         return self.config.when_exhausted
 
-    def check_ready(self) -> None:
+    def check_ready(self, console: Console | None = None) -> None:
         """Always ready."""
 
     def describe(self) -> dict[str, Any]:

@@ -13,12 +13,12 @@ from agents.transcript import EVENTS, load_transcript
 
 def load_run(target: Path) -> dict[str, Any]:
     """A run folder, its transcript.json or its events.jsonl -> the transcript (warnings go to stderr)."""
-    from agents.cli import err_console
+    from agents.terminal import warn
 
     target = Path(target)
     if target.name == EVENTS and target.is_file():
         target = target.parent
-    return load_transcript(target, warn=lambda m: err_console.print(f"[yellow]warning:[/] {m}", soft_wrap=True))
+    return load_transcript(target, warn=warn)
 
 
 def _check_options(step: bool, execute: bool, html: Path | None, resume: bool, message: str | None,

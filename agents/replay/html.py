@@ -58,7 +58,7 @@ def content_html(content: str | None) -> str:
 def execution_html(e: dict[str, Any]) -> str:
     """One execution: a status line, then its output in a <details> (open when it failed)."""
     ok = e.get("exit_code") == 0
-    flags = [f.replace("_", " ") for f in ("timed_out", "truncated", "oom_killed") if e.get(f)]
+    flags = [f.replace("_", " ") for f in ("timed_out", "truncated", "oom_killed", "disk_full") if e.get(f)]
     output = e.get("output") or ""
     lines = output.count("\n") + (1 if output and not output.endswith("\n") else 0)
     head = (f'<span class="mark">{"✔" if ok else "✘ FAILED"}</span> {esc(e.get("filename") or "block")} · '
@@ -94,6 +94,8 @@ def message_html(m: dict[str, Any], started: Any) -> str:
                         if k in ("prompt_tokens", "completion_tokens") and v is not None)
     if tokens:
         meta.append(f'<span class="tokens">{esc(tokens)} tokens</span>')
+    if usage.get("first_token_s") is not None:
+        meta.append(f'<span class="tokens">first token after {esc(usage["first_token_s"])} s</span>')
     outcome = m.get("outcome") or {}
     failed = any(e.get("exit_code") != 0 for e in outcome.get("executions", []))
     if outcome.get("executions") or outcome.get("checks"):

@@ -102,13 +102,10 @@ def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) 
 def resume_run(console: Console, t: dict[str, Any], *, message: str | None = None, model: str | None = None,
                max_auto_reply: int | None = None) -> int:
     """Run the conversation on from its full history; the new run folder links to this one."""
-    from agents.cli import err_console, report_result
     from agents.conversation import RunOptions, run_scenario
     from agents.display import ConsoleDisplay
     from agents.hitl import human_for_mode
-
-    def warn(line: str) -> None:
-        err_console.print(f"[yellow]warning:[/] {line}", soft_wrap=True)
+    from agents.terminal import report_result, warn
 
     scenario = scenario_for_resume(t, model, warn)
     history = full_history(t, warn)

@@ -42,7 +42,7 @@ def remove_orphans(client: Any, everything: bool = False) -> list[str]:
     for container in codeduet_containers(client):
         if everything or is_orphan(container):
             try:
-                container.remove(force=True)
+                container.remove(force=True, v=True)  # with its workspace volume
                 removed.append(container.name)
             except Exception:
                 pass

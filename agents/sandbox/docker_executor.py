@@ -1,4 +1,6 @@
-"""The hardened Docker executor: one container per run, re-used across turns, removed at the end."""
+"""The hardened Docker executor: one container per run, re-used across turns, removed at the end. The workspace
+lives in the container (a size-limited tmpfs volume, no host bind mount), so any Docker engine works, remote ones
+too; the host's run folder is kept in step by agents/sandbox/archive.py after every block."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from typing import Any
 
 from agents.errors import DockerUnavailable
 from agents.protocols import ExecResult
+from agents.sandbox.archive import CopyReport, WorkspaceSync
 from agents.sandbox.output import BoundedOutput
 from agents.sandbox.runner import RUNNER, RunnerBroken, RunnerClient
 from agents.sandbox.safe_write import write_new_file
@@ -21,15 +24,34 @@ from agents.scenario import SandboxConfig
 LABEL = "org.codeduet.run"
 LABEL_PID = "org.codeduet.pid"
 LABEL_HOST = "org.codeduet.host"
+LABEL_WORKSPACE = "org.codeduet.workspace"
+"""The host folder the run's workspace is copied back to (how tests find the containers they started)."""
 SANDBOX_UID = 1000
 RUNNERS = {"python": ["python3", "-u"], "sh": ["sh"]}
 SUFFIX = {"python": ".py", "sh": ".sh"}
 BROKEN = "\n[codeduet: the sandbox runner stopped answering during this block; later blocks use docker exec]"
+NO_SPACE = ("No space left on device", "[Errno 28]", "ENOSPC")
+
+
+def sandbox_owner() -> tuple[int, int]:
+    """uid and gid the code runs as: 1000 when we are root, else our own (so copied-back files stay ours)."""
+    return (SANDBOX_UID, SANDBOX_UID) if os.geteuid() == 0 else (os.getuid(), os.getgid())
+
+
+def workspace_mount(cfg: SandboxConfig) -> Any:
+    """/workspace: an anonymous tmpfs volume of `disk` bytes owned by the sandbox user, removed with the container.
+    A volume (not HostConfig.Tmpfs) because the engine's archive API sees volumes, and not plain tmpfs mounts."""
+    from docker.types import DriverConfig, Mount
+
+    uid, gid = sandbox_owner()
+    options = f"size={cfg.disk_bytes},uid={uid},gid={gid},mode=0755,nosuid,nodev"
+    return Mount(target="/workspace", source=None, type="volume",
+                 driver_config=DriverConfig("local", {"type": "tmpfs", "device": "tmpfs", "o": options}))
 
 
 def hardening(cfg: SandboxConfig) -> dict[str, Any]:
     """docker-py create kwargs that make the container a sandbox."""
-    user = f"{SANDBOX_UID}:{SANDBOX_UID}" if os.geteuid() == 0 else f"{os.getuid()}:{os.getgid()}"
+    user = "{}:{}".format(*sandbox_owner())
     return {
         "network_mode": cfg.network,
         "mem_limit": cfg.memory,
@@ -43,11 +65,12 @@ def hardening(cfg: SandboxConfig) -> dict[str, Any]:
         "security_opt": ["no-new-privileges"],
         "ipc_mode": "private",
         "environment": {"HOME": "/tmp", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"},
+        "mounts": [workspace_mount(cfg)],
     }
 
 
 class DockerExecutor:
-    """Runs code blocks in one hardened container bind-mounting the run's workspace at /workspace."""
+    """Runs code blocks in one hardened container whose /workspace is copied back to the run's folder."""
 
     def __init__(self, cfg: SandboxConfig, workspace: Path, run_id: str | None = None):
         self.cfg = cfg
@@ -62,6 +85,17 @@ class DockerExecutor:
         self.runner: RunnerClient | None = None
         self.warm = True
         """Blocks go to the warm runner (PID 1) until it breaks; then each block is a `docker exec`."""
+        self.sync = WorkspaceSync(self.workspace, sandbox_owner(), cfg.disk_bytes, cfg.disk)
+        self._put: list[str] = []
+        """Files put into the container since the runner last heard of it."""
+        self._files: dict[str, tuple[str, int]] = {}
+        """Small host files the runner writes into /workspace with the next block (no put_archive round trip)."""
+        self._fallback: list[str] | None = None
+        """The block as `python3 -c code`, for when its file cannot be written (a full workspace)."""
+        self._placed = True
+        """Whether the last command's files reached the workspace."""
+        self._changes: dict[str, Any] | None = None
+        """What the last block changed in /workspace, as the runner saw it (None: unknown, compare everything)."""
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -73,17 +107,25 @@ class DockerExecutor:
         self.client = docker_client()
         self.image_id = ensure_image(self.cfg.image)
         self.workspace.mkdir(parents=True, exist_ok=True)
-        if os.geteuid() == 0:
-            for path in [self.workspace, *self.workspace.rglob("*")]:
-                os.chown(path, SANDBOX_UID, SANDBOX_UID, follow_symlinks=False)
-        labels = {LABEL: self.run_id, LABEL_PID: str(os.getpid()), LABEL_HOST: socket.gethostname()}
+        labels = {LABEL: self.run_id, LABEL_PID: str(os.getpid()), LABEL_HOST: socket.gethostname(),
+                  LABEL_WORKSPACE: str(self.workspace)}
+        name = f"codeduet-{self.run_id}"
         try:
             self.container = self.client.containers.run(
-                self.cfg.image, command=["python3", "-c", RUNNER], detach=True, name=f"codeduet-{self.run_id}",
-                labels=labels, working_dir="/workspace", init=False, stdin_open=True,
-                volumes={str(self.workspace): {"bind": "/workspace", "mode": "rw"}}, **hardening(self.cfg))
+                self.cfg.image, command=["python3", "-c", RUNNER], detach=True, name=name,
+                labels=labels, working_dir="/workspace", init=False, stdin_open=True, **hardening(self.cfg))
+            self._put = self.sync.put(self.client.api, self.container.id)
         except Exception as exc:  # docker.errors.* and connection errors alike
+            self._remove_failed(name)
             raise DockerUnavailable(f"could not start the sandbox container: {exc}".splitlines()[0]) from None
+
+    def _remove_failed(self, name: str) -> None:
+        """A container created but not started (or not filled) is removed with its volume."""
+        self.container = None
+        try:
+            self.client.containers.get(name).remove(force=True, v=True)
+        except Exception:
+            pass
 
     def stop(self) -> None:
         """Remove the container; safe to call twice and from a signal path."""
@@ -94,7 +136,7 @@ class DockerExecutor:
             runner.close()
         if container is not None:
             try:
-                container.remove(force=True)
+                container.remove(force=True, v=True)  # v: the workspace volume goes with it
             except Exception:
                 pass
 
@@ -105,26 +147,38 @@ class DockerExecutor:
 
     # -- execution ---------------------------------------------------------------------------
     def execute(self, code: str, language: str = "python") -> ExecResult:
-        """Write the block to the workspace and run it under the timeout."""
+        """Write the block to the host workspace (put into the container before it runs) and run it."""
         self.counter += 1
         filename = f"block{self.counter:02d}{SUFFIX[language]}"
         # never write through a symlink an earlier block planted at this name (it could point at a host file)
-        write_new_file(self.workspace, filename, code, SANDBOX_UID if os.geteuid() == 0 else None)
-        result = self.run_command([*RUNNERS[language], filename])
+        write_new_file(self.workspace, filename, code)
+        self._fallback = [*RUNNERS[language], "-c", code]  # if the code filled the workspace: the run goes on
+        try:
+            result = self.run_command([*RUNNERS[language], filename])
+        finally:
+            self._fallback = None
+        if not self._placed:
+            result.output += (f"\n[codeduet: the workspace is full (disk limit {self.cfg.disk}), so {filename} could "
+                              f"not be written in it; the block ran as `{RUNNERS[language][0]} -c`]")
         result.filename = filename
         result.language = language
         return result
 
     def run_command(self, argv: list[str], timeout: float | None = None) -> ExecResult:
-        """Run argv in /workspace with `timeout`; kill every sandbox process when it is exceeded."""
+        """Run argv in /workspace with `timeout`; kill every sandbox process when it is exceeded; then copy what
+        it wrote back to the host folder."""
         self.start()
         limit = timeout or self.cfg.timeout
-        cmd = ["timeout", "-k", "1", "-s", "TERM", f"{limit:g}", *argv]
+        cmd, fallback = (["timeout", "-k", "1", "-s", "TERM", f"{limit:g}", *a] if a else None
+                         for a in (argv, self._fallback))
         out = BoundedOutput(self.cfg.output_limit)
         started = time.perf_counter()
-        exit_code = self._run_warm(cmd, limit, out) if self.warm else None
+        self._changes = None
+        self._placed = self._sync_in(inline=self.warm)
+        exit_code = self._run_warm(cmd, limit, out, fallback) if self.warm else None
         if exit_code is None:
-            exit_code = self._run_exec(cmd, limit, out)
+            self._placed = self._sync_in(inline=False)
+            exit_code = self._run_exec(cmd if self._placed or not fallback else fallback, limit, out)
         duration = time.perf_counter() - started
         timed_out = exit_code == 124 or (exit_code in (137, None) and duration >= limit)
         if timed_out or exit_code is None:
@@ -137,10 +191,51 @@ class DockerExecutor:
             text += f"\n[codeduet: timed out after {limit:g} s; every process of the block was killed]"
         elif oom:
             text += f"\n[codeduet: killed: the memory limit ({self.cfg.memory}) was hit]"
+        report = self.copy_back()
+        disk_full = self._disk_full(text)
+        if disk_full:
+            text += (f"\n[codeduet: the workspace disk limit ({self.cfg.disk}) was hit: /workspace is full, writes "
+                     f"fail with 'No space left on device']")
+        for note in report.notes():
+            text += "\n" + note
         return ExecResult(exit_code=exit_code, output=text, duration_s=round(duration, 4),
-                          timed_out=timed_out, truncated=out.truncated, oom_killed=oom)
+                          timed_out=timed_out, truncated=out.truncated, oom_killed=oom, disk_full=disk_full)
 
-    def _run_warm(self, cmd: list[str], limit: float, out: BoundedOutput) -> int | None:
+    def _sync_in(self, inline: bool) -> bool:
+        """Send the host files written since the last block into the container: small ones with the runner's next
+        request (`inline`), else one put_archive. False when the workspace is full."""
+        from docker.errors import APIError
+
+        changed = self.sync.changed()
+        if not changed:
+            return True
+        files = self.sync.inline(changed) if inline else None
+        if files is not None:
+            self._files.update(files)
+            return True
+        try:
+            self._put += self.sync.put(self.client.api, self.container.id, changed)
+        except APIError as exc:
+            if "no space left on device" not in str(exc).lower():
+                raise
+            return False
+        return True
+
+    def copy_back(self) -> CopyReport:
+        """Bring what the last command wrote into the host folder (everything, when the runner could not say)."""
+        container = self.container
+        if container is None:  # removed meanwhile (Ctrl-C): nothing to bring back
+            return CopyReport(self.sync.bound, self.sync.label)
+        return self.sync.copy_back(self.client.api, container.id, self._changes)
+
+    def _disk_full(self, text: str) -> bool:
+        """The runner saw /workspace full after the block (or, when it could not say, ENOSPC in the output)."""
+        if self._changes is None or self._changes.get("free") is None:
+            return any(marker in text for marker in NO_SPACE)
+        free, total = self._changes.get("free"), self._changes.get("total")
+        return isinstance(free, int) and isinstance(total, int) and free < min(1 << 16, max(total, 1) // 100)
+
+    def _run_warm(self, cmd: list[str], limit: float, out: BoundedOutput, fallback: list[str] | None) -> int | None:
         """Through the warm runner; None when it is unusable before the block started (use docker exec)."""
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         received = False
@@ -150,16 +245,24 @@ class DockerExecutor:
             received = True
             out.write(decoder.decode(data))
 
+        files: dict[str, tuple[str, int]] = {}
         try:
             if self.runner is None:
                 self.runner = RunnerClient(self.client.api, self.container.id)
-            code = self.runner.run(cmd, limit + 3, write)
+            put, self._put, files, self._files = self._put, [], self._files, {}
+            code, answer = self.runner.run(cmd, limit + 3, write, {"put": put, "files": files, "fallback": fallback})
+            changes = answer.get("changes")
+            self._changes = changes if isinstance(changes, dict) else None
+            self._placed = self._placed and answer.get("placed") is not False
             out.write(decoder.decode(b"", final=True))
             return code
         except Exception as exc:  # RunnerBroken, or the attach itself failed
             self._drop_runner()
             self._kill_all()
             if not received and self.container is not None:
+                for path in [*files, *self._files]:  # maybe never written: docker exec's put_archive sends them
+                    self.sync.synced.pop(path, None)
+                self._files = {}
                 return None  # nothing of the block came back: run it with docker exec
             out.write(BROKEN if isinstance(exc, RunnerBroken) else f"\n[codeduet: {exc}]")
             return 125

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents import __version__
+from agents.defaults import COMMAND, SANDBOX_IMAGE
 from agents.errors import DockerUnavailable, EnvironmentProblem, ImageMissing
 from agents.paths import PROJECT_ROOT, codeduet_home
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     import docker
     from rich.console import Console
 
-IMAGE_DEFAULT = "codeduet-sandbox:latest"
+IMAGE_DEFAULT = SANDBOX_IMAGE
 SUITE = "bookworm"
 PACKAGES = ("python3", "python3-numpy", "python3-pandas", "python3-pytest", "procps")
 """Debian packages in the rootfs (minbase already brings coreutils, with `timeout`)."""
@@ -33,7 +34,7 @@ ROOTFS_LABEL = "org.codeduet.sandbox.rootfs"
 DOCKER_DIR = PROJECT_ROOT / "docker"
 ROOTFS_SCRIPT = DOCKER_DIR / "build-rootfs.sh"
 METHODS = ("auto", "mmdebstrap", "dockerfile")
-BUILD_HINT = "run `python run.py sandbox build`"
+BUILD_HINT = f"run `{COMMAND} sandbox build`"
 
 LAYER_DOCKERFILE = """\
 FROM {base}
@@ -117,7 +118,7 @@ def remove_image(tag: str = IMAGE_DEFAULT, *, base: bool = True) -> list[str]:
 
 
 def base_tag(tag: str) -> str:
-    """The tag of the imported rootfs under `tag`: codeduet-sandbox:latest -> codeduet-sandbox-base:latest."""
+    """The tag of the imported rootfs under `tag`: name:latest -> name-base:latest."""
     repo, sep, version = tag.rpartition(":")
     if not sep or "/" in version:
         repo, version = tag, "latest"

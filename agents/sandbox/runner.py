@@ -2,9 +2,14 @@
 stdin, so a block costs one fork+exec inside the container instead of a `docker exec` round trip.
 
 Wire format, over the attach stream (the bytes docker carries for the container's stdin and stdout):
-- host -> runner: one JSON line per block, {"argv": [...], "deadline": seconds};
+- host -> runner: one JSON line per block, {"argv": [...], "deadline": seconds, "put": [paths], "files": {path:
+  base64}} (`files`: small host files, such as the block itself, that the runner writes into /workspace before
+  running argv, which saves a put_archive round trip; `put`: files the host has just sent with put_archive; neither
+  counts as written by the code);
 - runner -> host: frames `tag (1 byte) + length (4 bytes, big endian) + payload`; tag O is output,
-  tag X ends the block with a JSON payload {"exit_code": N}.
+  tag X ends the block with a JSON payload {"exit_code": N, "changes": {...}}: what changed in /workspace since
+  the previous block (files with their sizes, new directories, removed paths, links and special files that will
+  not be copied back, whether the listing was cut, and the workspace's free and total bytes).
 
 The runner is no more trusted than the block it runs (same user, same container): the host bounds every frame,
 treats a broken stream as a broken runner, and falls back to `docker exec`.
@@ -19,7 +24,7 @@ import time
 from typing import Any, Callable
 
 RUNNER = r'''
-import ctypes, json, os, select, signal, struct, subprocess, sys, time
+import base64, ctypes, json, os, select, signal, stat, struct, subprocess, sys, time
 try:
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: blocks cannot ptrace or open PID 1's pipes
 except Exception:
@@ -77,16 +82,104 @@ def run(argv, deadline):
                 eof = True
     os.close(r)
     return 128 + -code if code < 0 else code
+ROOT, LIMIT = "/workspace", 5000
+def entry(path):
+    """(kind, size, mtime, ctime) of a path, not following links; kind f(ile) d(ir) l(ink) o(ther)."""
+    st = os.lstat(path)
+    kind = "d" if stat.S_ISDIR(st.st_mode) else "f" if stat.S_ISREG(st.st_mode) else \
+        "l" if stat.S_ISLNK(st.st_mode) else "o"
+    return (kind, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+def scan():
+    """{relative path: entry} of /workspace, at most LIMIT entries; (listing, complete)."""
+    seen, stack = {}, [""]
+    while stack:
+        rel = stack.pop()
+        try:
+            it = os.scandir(ROOT + "/" + rel if rel else ROOT)
+        except OSError:
+            continue
+        with it:
+            for e in it:
+                p = rel + "/" + e.name if rel else e.name
+                try:
+                    seen[p] = entry(e.path)
+                except OSError:
+                    continue
+                if len(seen) >= LIMIT:
+                    return seen, False
+                if seen[p][0] == "d":
+                    stack.append(p)
+    return seen, True
+def changes(before, after, complete):
+    """What the block did to the workspace (JSON-ready)."""
+    files = [[p, e[1]] for p, e in after.items() if e[0] == "f" and before.get(p) != e]
+    dirs = [p for p, e in after.items() if e[0] == "d" and before.get(p, ("",))[0] != "d"]
+    odd = [[p, e[0]] for p, e in after.items() if e[0] in "lo" and before.get(p) != e][:20]
+    removed = [p for p, e in before.items() if p not in after or after[p][0] != e[0]] if complete else []
+    try:
+        fs = os.statvfs(ROOT)
+        free, total = fs.f_bavail * fs.f_frsize, fs.f_blocks * fs.f_frsize
+    except OSError:
+        free = total = None
+    size = sum(e[1] for e in after.values() if e[0] == "f")
+    return {"files": files, "dirs": dirs, "removed": removed, "skipped": odd, "complete": complete,
+            "free": free, "total": total, "size": size}
+def refresh(listing, paths):
+    """The host put these paths: take their state now, so they do not count as the block's writes."""
+    for p in paths:
+        try:
+            listing[p] = entry(ROOT + "/" + p)
+        except OSError:
+            listing.pop(p, None)
+def aside(path):
+    """Get whatever the code left at path out of the way (a directory is renamed, as the host does)."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        os.rename(path, path + ".moved-" + os.urandom(3).hex())
+    elif os.path.lexists(path):
+        os.unlink(path)
+def place(rel, data, mode):
+    """Write one host file into /workspace as a new regular file; links the code planted on the way are replaced."""
+    cur = ROOT
+    for part in rel.split("/")[:-1]:
+        cur += "/" + part
+        if os.path.islink(cur) or not os.path.isdir(cur):
+            aside(cur)
+            os.mkdir(cur)
+    path = ROOT + "/" + rel
+    aside(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+listing = {}
 for line in sys.stdin.buffer:
+    placed = True
     try:
         req = json.loads(line)
-        code = run(req["argv"], float(req["deadline"]))
+        argv, files = req["argv"], req.get("files") or {}
+        try:
+            for rel, (data, mode) in files.items():
+                place(rel, base64.b64decode(data), mode)
+        except OSError:  # the code filled the workspace: run the block from its text, if the host gave one
+            placed = False
+            argv = req.get("fallback") or argv
+        refresh(listing, [*(req.get("put") or []), *files])
+        code = run(argv, float(req["deadline"]))
     except Exception as exc:
         frame(b"O", f"codeduet runner: {exc!r}\n".encode())
         code = 127
     reap()
-    frame(b"X", json.dumps({"exit_code": code}).encode())
+    try:
+        after, complete = scan()
+        report = changes(listing, after, complete)
+        listing = after
+        payload = json.dumps({"exit_code": code, "changes": report, "placed": placed})
+        if len(payload) > 512 * 1024:  # too long a listing for one frame: the host copies everything back
+            payload = json.dumps({"exit_code": code, "placed": placed, "changes": {
+                **report, "files": [], "dirs": [], "removed": [], "complete": False}})
+    except Exception as exc:
+        payload = json.dumps({"exit_code": code, "changes": None, "error": repr(exc)})
+    frame(b"X", payload.encode())
 '''
 
 MAX_FRAME = 1 << 20
@@ -139,9 +232,12 @@ class RunnerClient:
             data += chunk
         return data
 
-    def run(self, argv: list[str], deadline: float, on_output: Callable[[bytes], None]) -> int:
-        """Run argv to completion; output goes to on_output; returns the exit code."""
-        request = json.dumps({"argv": argv, "deadline": deadline}).encode() + b"\n"
+    def run(self, argv: list[str], deadline: float, on_output: Callable[[bytes], None],
+            extra: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
+        """Run argv to completion; output goes to on_output; returns the exit code and the rest of the runner's
+        answer (`changes`, `placed`). `extra`: `files` to write first (path -> [base64, mode]), the `fallback`
+        argv if they cannot be written, and the paths `put` with put_archive."""
+        request = json.dumps({"argv": argv, "deadline": deadline, **(extra or {})}).encode() + b"\n"
         try:
             self.sock.sendall(request)
         except OSError as exc:
@@ -158,6 +254,7 @@ class RunnerClient:
                 on_output(payload)
                 continue
             try:
-                return int(json.loads(payload)["exit_code"])
-            except (ValueError, KeyError, TypeError):
+                data = json.loads(payload)
+                return int(data["exit_code"]), data
+            except (ValueError, KeyError, TypeError, AttributeError):
                 raise RunnerBroken("the runner broke the protocol") from None

@@ -6,6 +6,7 @@ import errno
 import os
 import secrets
 from pathlib import Path
+from typing import Iterable
 
 _NOFOLLOW_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
@@ -64,3 +65,76 @@ def write_new_file(root: Path, relpath: str, text: str, owner: int | None = None
     finally:
         os.close(fd)
     return Path(root) / relpath
+
+
+def _walk_to_parent(root: Path, dirs: list[str], create: bool) -> int | None:
+    """An fd of root/dirs..., no component followed as a symlink; None when missing and not `create`."""
+    fd = os.open(root, _NOFOLLOW_DIR)
+    for part in dirs:
+        try:
+            sub = _open_subdir(part, fd) if create else os.open(part, _NOFOLLOW_DIR, dir_fd=fd)
+        except OSError:
+            os.close(fd)
+            if create:
+                raise
+            return None
+        os.close(fd)
+        fd = sub
+    return fd
+
+
+def write_stream(root: Path, relpath: str, chunks: Iterable[bytes], mode: int = 0o644) -> int:
+    """Atomically replace root/relpath by a regular file holding `chunks` (a temp file renamed into place);
+    no path component is followed as a symlink. Returns the bytes written."""
+    *dirs, name = Path(relpath).parts
+    fd = _walk_to_parent(root, dirs, create=True)
+    assert fd is not None
+    tmp = f".{name[:200]}.codeduet-{secrets.token_hex(4)}"
+    written = 0
+    try:
+        file_fd = os.open(tmp, _NEW_FILE, mode, dir_fd=fd)
+        try:
+            with os.fdopen(file_fd, "wb") as fh:
+                for chunk in chunks:
+                    fh.write(chunk)
+                    written += len(chunk)
+            try:
+                os.rename(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+            except IsADirectoryError:  # a directory holds the name: move it aside, as write_new_file does
+                _move_aside(name, fd)
+                os.rename(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=fd)
+            except OSError:
+                pass
+            raise
+    finally:
+        os.close(fd)
+    return written
+
+
+def make_dirs(root: Path, relpath: str) -> None:
+    """Create root/relpath as real directories (a symlink on the way is replaced, never followed)."""
+    fd = _walk_to_parent(root, list(Path(relpath).parts), create=True)
+    if fd is not None:
+        os.close(fd)
+
+
+def remove_path(root: Path, relpath: str) -> None:
+    """Remove the file, link or empty directory root/relpath, never following a symlink on the way."""
+    *dirs, name = Path(relpath).parts
+    fd = _walk_to_parent(root, dirs, create=False)
+    if fd is None:
+        return
+    try:
+        try:
+            os.unlink(name, dir_fd=fd)
+        except IsADirectoryError:
+            os.rmdir(name, dir_fd=fd)
+        except PermissionError:  # Linux answers EPERM to unlink() of a directory
+            os.rmdir(name, dir_fd=fd)
+    except OSError:
+        pass  # already gone, or a directory the host still holds files in
+    finally:
+        os.close(fd)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from agents.errors import EXIT_ENVIRONMENT, EXIT_OK
+from agents.sandbox.image import BUILD_HINT
 from agents.scenario import SandboxConfig
 
 
@@ -21,10 +22,11 @@ def print_status(image: str, console: Console) -> int:
         console.print(f"image: {image} present, id {str(info.get('id'))[:19]}, "
                       f"size {int(info.get('size') or 0) / 1e6:.0f} MB")
     else:
-        console.print(f"image: {image} [red]missing[/]: run `python run.py sandbox build`")
+        console.print(f"image: {image} [red]missing[/]: {BUILD_HINT}")
     cfg = SandboxConfig(image=image)
     console.print("limits (scenario defaults): " + ", ".join(
-        f"{k}={v}" for k, v in hardening(cfg).items() if k not in ("environment",)) + f", timeout={cfg.timeout:g}s"
+        f"{k}={v}" for k, v in hardening(cfg).items() if k not in ("environment", "mounts"))
+        + f", workspace=tmpfs volume of {cfg.disk} (no host bind mount), timeout={cfg.timeout:g}s"
         f", output_limit={cfg.output_limit}")
     containers = codeduet_containers(client)
     console.print(f"containers: {len(containers)} codeduet container(s) present")

@@ -1,0 +1,49 @@
+"""The terminal side of a finished run, shared by the CLI commands and the library: consoles, closing line, exit code."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+from agents.errors import EXIT_FAILED, EXIT_OK
+
+if TYPE_CHECKING:
+    from agents.conversation import RunResult
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+
+def warn(line: str) -> None:
+    """One warning line on stderr (a run goes on)."""
+    err_console.print(f"[yellow]warning:[/] {line}", soft_wrap=True)
+
+
+def exit_code_for(status: str) -> int:
+    """0 success, 1 ran but did not succeed."""
+    return EXIT_OK if status == "success" else EXIT_FAILED
+
+
+def report_result(result: RunResult, console: Console, note: str = "") -> int:
+    """The closing line `run: <dir> status=<status>`, the error line if any, and the exit code."""
+    console.print(f"run: {result.run_dir} status={result.status}{note}", soft_wrap=True)
+    return result_exit_code(result)
+
+
+def result_exit_code(result: RunResult) -> int:
+    """The run's error as one line on stderr (if it had one), and its exit code."""
+    if result.error is not None:
+        err_console.print(f"[red]error:[/] {result.error}", soft_wrap=True)
+        return result.error.exit_code
+    return exit_code_for(result.status)
+
+
+def summary(result: RunResult, seconds: float) -> dict[str, Any]:
+    """The --json summary of one run."""
+    t = result.totals
+    return {"run_dir": str(result.run_dir), "status": result.status, "reason": result.reason,
+            "attempts": t.get("attempts", 1), "turns": t.get("turns", 0), "executions": t.get("executions", 0),
+            "rejected_repeats": t.get("rejected_repeats", 0),
+            "tokens": (t.get("prompt_tokens") or 0) + (t.get("completion_tokens") or 0),
+            "seconds": round(seconds, 3)}

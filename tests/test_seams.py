@@ -1,0 +1,123 @@
+"""The seams stay tidy: no library import of the CLI, AG2 private state only in the adapter, one image constant,
+and every implementation satisfies the Protocol it is used as."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+AGENTS = ROOT / "agents"
+MODULES = sorted(AGENTS.rglob("*.py"))
+
+
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+def _imported_modules(tree: ast.Module) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return found
+
+
+def _console_entry_points() -> set[Path]:
+    """The modules named in pyproject's [project.scripts] (`name = "pkg.module:function"`)."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    section = re.search(r"^\[project\.scripts\]\n(.*?)(?=^\[|\Z)", text, re.M | re.S)
+    targets = re.findall(r'=\s*"([\w.]+):', section.group(1)) if section else []
+    return {ROOT / (t.replace(".", "/") + ".py") for t in targets}
+
+
+def test_no_library_module_imports_the_cli():
+    allowed = {AGENTS / "cli.py", AGENTS / "__main__.py", *_console_entry_points()}
+    offenders = [str(p.relative_to(ROOT)) for p in MODULES
+                 if p not in allowed and "agents.cli" in _imported_modules(_tree(p))]
+    assert offenders == [], "only run.py and the console entry point may import agents/cli.py"
+
+
+def _ag2_private_names() -> set[str]:
+    """Every `_name` (not dunder) an AG2 agent has, on its classes or its instances."""
+    from autogen import AssistantAgent, UserProxyAgent
+
+    names: set[str] = set()
+    for agent in (AssistantAgent("a", llm_config=False), UserProxyAgent("u", code_execution_config=False)):
+        for owner in (*type(agent).__mro__, agent):
+            names |= {n for n in vars(owner) if n.startswith("_") and not n.startswith("__")}
+    return names
+
+
+def test_ag2_private_attributes_are_touched_only_in_the_adapter():
+    private = _ag2_private_names()
+    assert "_oai_messages" in private and "_is_termination_msg" in private  # the scan sees AG2's privates
+    hits = [f"{p.relative_to(ROOT)}:{node.lineno} {node.attr}" for p in MODULES if p.name != "ag2_adapter.py"
+            for node in ast.walk(_tree(p)) if isinstance(node, ast.Attribute) and node.attr in private]
+    assert hits == [], "put AG2 private access in agents/ag2_adapter.py, with why no public API does it"
+
+
+def test_the_proxy_overrides_no_private_ag2_method_by_accident():
+    from agents.proxy import SandboxProxy
+
+    own = {n for n, v in vars(SandboxProxy).items() if n.startswith("_") and not n.startswith("__") and callable(v)}
+    assert own and not own & _ag2_private_names()
+
+
+def test_the_sandbox_image_name_is_written_once():
+    from agents.defaults import SANDBOX_IMAGE
+
+    places = [str(p.relative_to(ROOT)) for p in [*MODULES, ROOT / "run.py"]
+              if SANDBOX_IMAGE in p.read_text(encoding="utf-8")]
+    assert places == ["agents/defaults.py"]
+
+
+@pytest.mark.parametrize("entry", [
+    {"provider": "scripted", "replies": ["hi"]},
+    {"provider": "llama_cpp", "model_path": "/nonexistent/model.gguf"},
+    {"provider": "openai", "model": "gpt-4o-mini", "api_key_optional": True},
+], ids=lambda e: e["provider"])
+def test_every_provider_satisfies_the_model_provider_protocol(entry):
+    from agents.models.config import build_provider
+    from agents.protocols import ModelProvider
+
+    provider = build_provider(entry)
+    assert isinstance(provider, ModelProvider)
+    assert provider.secrets() == []  # no key: nothing to scrub
+
+
+def test_displays_and_the_recorder_satisfy_their_protocols(tmp_path):
+    from rich.console import Console
+
+    from agents.display import ConsoleDisplay, NullDisplay
+    from agents.protocols import Display, Recorder
+    from agents.transcript import JsonlRecorder
+
+    console = Console(file=open(tmp_path / "out.txt", "w"))
+    assert isinstance(NullDisplay(), Display) and NullDisplay().console is None
+    assert isinstance(ConsoleDisplay(console), Display) and ConsoleDisplay(console).console is console
+    recorder = JsonlRecorder(tmp_path, {"run_id": "x"})
+    try:
+        assert isinstance(recorder, Recorder)
+    finally:
+        recorder.finish("error", "test")
+    console.file.close()
+
+
+def test_the_bench_options_default_to_the_bench_config():
+    import inspect
+
+    from agents import cli
+    from agents.bench.humaneval_config import BenchConfig
+
+    defaults = BenchConfig()
+    options = inspect.signature(cli.bench_humaneval).parameters
+    assert {name: p.default.default for name, p in options.items()} == \
+        {name: getattr(defaults, name) for name in options}
