@@ -62,10 +62,13 @@ class Outcome:
 
 
 def first_line(text: str, limit: int = 160) -> str:
-    """The first of pytest's 'E' lines (the assertion), else the first non-empty line; shortened."""
+    """The first of pytest's 'E' lines (the assertion), else the first non-empty line; shortened. An assertion
+    that ends with a colon ("2 of 3 examples failed:") announces what follows, so its next 'E' line is joined."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    line = next((ln for ln in lines if ln.startswith("E ")), lines[0] if lines else "")
-    line = line[1:].strip() if line.startswith("E ") else line
+    errors = [ln[1:].strip() for ln in lines if ln.startswith("E ")]
+    line = errors[0] if errors else (lines[0] if lines else "")
+    if errors and line.endswith(":") and len(errors) > 1:
+        line = f"{line} {errors[1]}"
     return line if len(line) <= limit else line[:limit] + "…"
 
 

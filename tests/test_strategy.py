@@ -268,3 +268,6 @@ def test_failed_checks_show_expected_and_the_closest_output_line():
     assert closest_line("", "x") == "; the output was empty"
     pytest_detail = ">       assert got == EXPECTED\nE       AssertionError: rows are [('North', 786.34)], expected [...]"
     assert first_line(pytest_detail).startswith("AssertionError: rows are [('North', 786.34)]")
+    examples = ("E       AssertionError: 1 of 2 examples from the docstring failed:\n"
+                "E         f(3) returned 4, expected 6\nE         Find the mistake")
+    assert first_line(examples) == "AssertionError: 1 of 2 examples from the docstring failed: f(3) returned 4, expected 6"
