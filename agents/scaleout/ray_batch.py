@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import time
+from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
@@ -50,6 +52,11 @@ def task_resources(scenario: Scenario, model: str | None) -> dict[str, float]:
     return needs
 
 
+CLIENT_TRIES = 3
+"""Joins of a ray:// address tried when the client proxy fails to start this client's server."""
+CLIENT_START_FAILED = "Initialization failure from server"
+
+
 def connect(ray: Any, address: str, sandboxes: int | None) -> None:
     """`local` starts a private Ray instance advertising `sandboxes` sandboxes and one llm; else join `address`."""
     if not ADDRESS.fullmatch(address):
@@ -62,12 +69,20 @@ def connect(ray: Any, address: str, sandboxes: int | None) -> None:
         cores = os.cpu_count() or 1
         kwargs.update(num_cpus=cores, include_dashboard=False,
                       resources={"sandbox": float(sandboxes or cores), "llm": 1.0})
-    try:
-        ray.init(address=address, **kwargs)
-    except Exception as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise EnvironmentProblem(f"could not start or join Ray at {address!r}: {first}; start a cluster with "
-                                 "`ray start --head --resources '{\"sandbox\": 2, \"llm\": 1}'`") from None
+    for attempt in range(1, CLIENT_TRIES + 1):
+        try:
+            ray.init(address=address, **kwargs)
+            return
+        except Exception as exc:
+            # a Ray client proxy starts one server per client; on a loaded head that start can time out
+            if address.startswith("ray://") and CLIENT_START_FAILED in str(exc) and attempt < CLIENT_TRIES:
+                with suppress(Exception):
+                    ray.shutdown()
+                time.sleep(5)
+                continue
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise EnvironmentProblem(f"could not start or join Ray at {address!r}: {first}; start a cluster with "
+                                     "`ray start --head --resources '{\"sandbox\": 2, \"llm\": 1}'`") from None
 
 
 def check_capacity(ray: Any, needs: list[dict[str, float]]) -> None:
