@@ -67,7 +67,7 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
                                        is_termination_msg=lambda m: proxy.final_turn or predicate(m, context),
                                        max_consecutive_auto_reply=setup.limit + 10, human_input_mode="NEVER")
         setup.provider.attach(assistant, on_token=display.on_token)
-        policy = SamplingPolicy(scenario.strategy, attempt)
+        policy = SamplingPolicy(scenario.strategy, attempt, reask_no_code=setup.mode == "NEVER")
         install_sampled_reply(assistant, setup.provider, policy, setup.memory, setup.recorder, display)
         _install_recording(assistant, proxy, setup, policy, attempt)
         seed_history(assistant, proxy, history or [])

@@ -68,7 +68,8 @@ def _file_exists(workspace: Path, rel: str, name: str) -> CheckResult:
     target = (workspace / rel).resolve()
     inside = target == workspace.resolve() or workspace.resolve() in target.parents
     ok = inside and target.exists()
-    return CheckResult(name, ok, "" if ok else f"expected the file {rel!r} in the current directory; it does not exist")
+    return CheckResult(name, ok, "" if ok else f"the script did not write {rel!r}: the task needs that file in the "
+                                               "current directory")
 
 
 def _pytest(scenario: Scenario, executor: Executor, check: PytestCheck, name: str) -> CheckResult:
@@ -83,6 +84,9 @@ def _pytest(scenario: Scenario, executor: Executor, check: PytestCheck, name: st
 
 def _pytest_summary(output: str, limit: int = 1500) -> str:
     lines = [ln for ln in output.splitlines() if ln.strip() and not set(ln.strip()) <= set("=_-.")]
-    keep = [ln for ln in lines if ln.startswith(("E ", ">", "FAILED", "ERROR")) or "assert" in ln]
+    # the test's own failing line (the first ">"), then the error lines; frames inside libraries say nothing useful
+    first = next((ln for ln in lines if ln.startswith(">")), None)
+    keep = [ln for ln in lines if ln is first or ln.startswith(("E ", "FAILED", "ERROR"))
+            or ("assert" in ln and not ln.startswith(">"))]
     text = "\n".join(keep or lines[-15:])
     return text[-limit:]

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.attempt import AttemptSetup, final_status, run_attempt
+from agents.briefing import briefed_task
 from agents.display import NullDisplay
 from agents.errors import CodeduetError
 from agents.models.config import build_provider
@@ -95,14 +96,15 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
         # a person steers (they decide when to stop), or a resumed conversation goes on with its follow-up:
         # a fresh attempt would silently drop either, so there is exactly one conversation
         budget = 1
+    task = briefed_task(scenario.task, scenario.files, scenario.strategy.file_preview)
     try:
         for attempt in range(1, budget + 1):
             if attempt == 1:
-                message, history = opts.first_message or scenario.task, opts.history
+                message, history = opts.first_message or task, opts.history
             else:
                 display.info(f"[bold]attempt {attempt}/{budget}[/]: a fresh conversation "
                              f"(attempt {attempt - 1}: {summaries[-1]['summary']})")
-                message, history = attempt_message(scenario.task, attempt, summaries, scenario.strategy), None
+                message, history = attempt_message(task, attempt, summaries, scenario.strategy), None
             summary = run_attempt(setup, attempt, message, history)
             summaries.append(summary)
             recorder.event("attempt", **summary)

@@ -226,6 +226,11 @@ class StrategyConfig(Strict):
     """Start a fresh attempt with one line on what failed before."""
     top_p: float = Field(default=0.95, gt=0, le=1)
     """Nucleus cut-off of sampled turns."""
+    repair_context: Literal["full", "last"] = "full"
+    """What a repair turn sees: the whole conversation, or only the task, the last reply and the feedback on it."""
+    file_preview: int = Field(default=30, ge=0, le=10_000)
+    """Lines of each `files:` entry shown under the task in every attempt's first message (0: none), so the model
+    sees the data it must handle instead of guessing its format (at most 4,000 characters in all)."""
 
 
 class Scenario(Strict):

@@ -10,7 +10,7 @@ from typing import Any
 
 from autogen import ConversableAgent
 
-from agents.codeblocks import is_unclosed
+from agents.codeblocks import extract_code_blocks, is_unclosed
 from agents.prompts import render
 from agents.protocols import Display, ModelProvider, Recorder
 from agents.repeats import RepeatMemory
@@ -34,9 +34,11 @@ class Sampling:
 class SamplingPolicy:
     """Which temperature and seed each call of one attempt gets."""
 
-    def __init__(self, config: StrategyConfig, attempt: int):
+    def __init__(self, config: StrategyConfig, attempt: int, reask_no_code: bool = True):
         self.config = config
         self.attempt = attempt
+        self.reask_no_code = reask_no_code
+        """Re-ask a reply with neither code nor TERMINATE (off while a person steers: they may ask for prose)."""
         self.turn = 0
         self.last: dict[str, Any] | None = None
         """The sampling of the reply that was kept last (the recorder puts it on the message)."""
@@ -69,7 +71,8 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
               config: Any = None, **kwargs: Any) -> tuple[bool, Any]:
         turn = policy.next_turn()
         budget = policy.config.max_resamples
-        history = messages if messages is not None else agent.chat_messages.get(sender, [])
+        history = compact(messages if messages is not None else agent.chat_messages.get(sender, []),
+                          policy.config.repair_context)
         asked = history
         for resample in range(budget + 1):
             sampling = policy.sampling(turn, resample)
@@ -78,21 +81,23 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
             content = text.get("content") if isinstance(text, dict) else text
             earlier = memory.find(content) if ok else None
             cut = ok and earlier is None and is_unclosed(content)
-            if (earlier is None and not cut) or resample == budget:
+            prose = ok and earlier is None and not cut and policy.reask_no_code and is_prose(content)
+            if (earlier is None and not cut and not prose) or resample == budget:
                 policy.last = {**sampling.to_dict(), "resample": resample}
                 return ok, text
             usage = provider.pop_usage()
-            event: dict[str, Any] = {"reason": "cut" if cut else "repeat", "attempt": policy.attempt, "turn": turn,
+            reason = "cut" if cut else "no_code" if prose else "repeat"
+            event: dict[str, Any] = {"reason": reason, "attempt": policy.attempt, "turn": turn,
                                      "resample": resample, "sampling": sampling.to_dict(), "content": content}
             if earlier is not None:
                 event["repeats"] = {"attempt": earlier.attempt, "turn": earlier.turn, "summary": earlier.summary}
             recorder.event("reply_rejected", **event, **({"usage": usage.to_dict()} if usage else {}))
-            why = "was cut off inside its code block" if cut else \
-                f"repeats code that already ran ({earlier.where})"
+            why = {"cut": "was cut off inside its code block", "no_code": "holds no code block and no TERMINATE",
+                   "repeat": f"repeats code that already ran ({earlier.where if earlier else ''})"}[reason]
             display.info(f"[dim]attempt {policy.attempt} turn {turn}: the reply {why}; asking again (temperature "
                          f"{policy.sampling(turn, resample + 1).temperature:.2f})[/]")
             display.generation_started(agent.name)
-            if cut:  # a looping reply is not shown again: it would be copied
+            if cut or prose:  # a looping or a prose-only reply is not shown again: it would be copied
                 asked = history
             else:  # the re-ask shows the model its repeat and says so; this exchange is not kept in the history
                 asked = [*history, {"role": "assistant", "content": content},
@@ -101,6 +106,20 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
         return False, None  # not reached: the last resample always returns
 
     assistant.replace_reply_func(ConversableAgent.generate_oai_reply, reply)
+
+
+def is_prose(content: Any) -> bool:
+    """A reply with text but no code block and no TERMINATE: in an unattended run it only stalls the loop."""
+    return isinstance(content, str) and bool(content.strip()) and "TERMINATE" not in content \
+        and not extract_code_blocks(content)
+
+
+def compact(history: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
+    """What a turn is asked with: the whole conversation ("full"), or the task, the last reply and the feedback on
+    it ("last"), so older failed scripts are not there to be copied back."""
+    if mode == "full" or len(history) <= 3:
+        return history
+    return [history[0], *history[-2:]]
 
 
 def _sampling_params(provider: ModelProvider, sampling: Sampling, top_p: float) -> dict[str, Any]:

@@ -128,6 +128,7 @@ def compute_totals(messages: list[dict[str, Any]], seconds: float | None = None,
         "attempts": max(len(attempts or []), max([m.get("attempt") or 1 for m in messages], default=1)),
         "rejected_repeats": sum(1 for r in rejected if r.get("reason", "repeat") == "repeat"),
         "rejected_cut": sum(1 for r in rejected if r.get("reason") == "cut"),
+        "rejected_no_code": sum(1 for r in rejected if r.get("reason") == "no_code"),
         "blocked_repeats": sum(1 for m in messages if (m.get("outcome") or {}).get("kind") == "repeat"),
     }
     if seconds is not None:

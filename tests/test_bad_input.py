@@ -192,8 +192,8 @@ def _messages(result) -> list[dict]:
 def test_replies_without_runnable_code_are_answered_and_the_loop_goes_on(sandbox_image, workspaces, scenario_file):
     replies = ["", "I would compute it in my head: 42.", "```javascript\nconsole.log(42)\n```",
                "```bash\necho 42\n```", py("print(42)")]
-    result = run_scenario(load_scenario(scenario_file(replies, user_proxy={"max_consecutive_auto_reply": 8})),
-                          RunOptions())
+    result = run_scenario(load_scenario(scenario_file(replies, user_proxy={"max_consecutive_auto_reply": 8},
+                                                      strategy={"max_resamples": 0})), RunOptions())
     assert result.status == "success"
     msgs = _messages(result)
     assert [m["role"] for m in msgs] == ["task"] + ["assistant", "user_proxy"] * 4 + ["assistant", "execution"]
@@ -232,7 +232,7 @@ def test_reply_far_beyond_the_context_is_recorded_and_answered(sandbox_image, wo
 @pytest.mark.docker
 def test_endless_huge_replies_end_with_a_clear_status(sandbox_image, workspaces, scenario_file):
     huge = "word " * 40_000
-    path = scenario_file([huge] * 3, user_proxy={"max_consecutive_auto_reply": 2})
+    path = scenario_file([huge] * 6, user_proxy={"max_consecutive_auto_reply": 2})
     result = run_scenario(load_scenario(path), RunOptions())
     assert result.status == "max_replies"
     assert result.reason == "reached max_consecutive_auto_reply=2"

@@ -94,8 +94,8 @@ def test_infinite_loop_is_killed_and_run_goes_on(sandbox_image, workspaces, scen
     assert "time limit" in messages(result)[2]["content"]
 
 
-def test_no_code_block_gets_a_nudge(sandbox_image, workspaces, scenario_file):
-    result = run(scenario_file(["I think the answer is 42.", py("print(42)")]))
+def test_no_code_block_gets_a_nudge_once_the_reasks_are_spent(sandbox_image, workspaces, scenario_file):
+    result = run(scenario_file(["I think the answer is 42.", py("print(42)")], strategy={"max_resamples": 0}))
     msgs = messages(result)
     assert msgs[2]["role"] == "user_proxy" and "no code block" in msgs[2]["content"]
     assert result.status == "success"

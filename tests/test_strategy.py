@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from agents.briefing import briefed_task, file_preview
 from agents.conversation import RunOptions, run_scenario
 from agents.repeats import RepeatMemory, normalize_code
 from agents.scenario import StrategyConfig, load_scenario
-from agents.strategy import SamplingPolicy, best_attempt
+from agents.strategy import SamplingPolicy, best_attempt, compact
 from agents.transcript import load_transcript
 from tests.conftest import ROOT, py
 
@@ -271,3 +272,51 @@ def test_failed_checks_show_expected_and_the_closest_output_line():
     examples = ("E       AssertionError: 1 of 2 examples from the docstring failed:\n"
                 "E         f(3) returned 4, expected 6\nE         Find the mistake")
     assert first_line(examples) == "AssertionError: 1 of 2 examples from the docstring failed: f(3) returned 4, expected 6"
+
+
+def test_file_preview_shows_the_head_of_each_file_within_its_budget():
+    files = {"data.csv": "".join(f"row{i},{i}\n" for i in range(1, 51)), "notes.md": "```\ncode\n```\n"}
+    text = briefed_task("Sum the rows.", files, 3)
+    assert text.startswith("Sum the rows.\n\n") and "data.csv (50 lines):\n```\nrow1,1\nrow2,2\nrow3,3\n" in text
+    assert "... (47 lines more)" in text and "row4,4" not in text
+    assert "notes.md (3 lines):\n````\n```\ncode\n```\n````" in text  # a fence in the data cannot close the preview
+    assert briefed_task("Sum the rows.", files, 0) == "Sum the rows." == briefed_task("Sum the rows.", {}, 30)
+    capped = file_preview({"big.txt": "x" * 90 + "\n" + "y" * 90}, 10, chars=100)
+    assert "x" * 90 in capped and "yyy" not in capped and "... (1 line more)" in capped
+
+
+@pytest.mark.docker
+def test_every_attempt_starts_with_the_task_and_a_preview_of_the_scenario_files(sandbox_image, workspaces,
+                                                                                scenario_file):
+    path = scenario_file([py("print(open('prices.csv').read().count('\\n'))"), py("print(2)")],
+                         files={"prices.csv": "item,price\napple,3\n"}, checks=[{"stdout_contains": "2"}],
+                         user_proxy={"max_consecutive_auto_reply": 0}, strategy={"attempts": 2, "file_preview": 1})
+    result = run_scenario(load_scenario(path), RunOptions())
+    t = load_transcript(result.run_dir)
+    tasks = [m["content"] for m in t["messages"] if m["role"] == "task"]
+    assert result.status == "success" and len(tasks) == 1, result.reason  # the file has 2 lines: attempt 1 passes
+    assert "prices.csv (2 lines):\n```\nitem,price\n... (1 line more)\n```" in tasks[0]
+    assert t["scenario"]["strategy"]["file_preview"] == 1
+
+
+def test_a_last_context_repair_turn_sees_the_task_the_last_reply_and_its_feedback_only():
+    history = [{"role": "user", "content": c} for c in ("task", "code 1", "error 1", "code 2", "error 2")]
+    assert [m["content"] for m in compact(history, "last")] == ["task", "code 2", "error 2"]
+    assert compact(history, "full") == history and compact(history[:3], "last") == history[:3]
+
+
+@pytest.mark.docker
+def test_a_prose_only_reply_is_reasked_from_the_clean_prompt_unless_a_person_steers(sandbox_image, workspaces,
+                                                                                   scenario_file):
+    prose = "The fix is to print the largest value instead."
+    path = scenario_file([prose, py(GOOD)], checks=[{"stdout_contains": "3"}])
+    result = run_scenario(load_scenario(path), RunOptions())
+    t = load_transcript(result.run_dir)
+    assert result.status == "success" and [m["role"] for m in t["messages"]] == ["task", "assistant", "execution"]
+    assert t["rejected_replies"][0]["reason"] == "no_code" and t["rejected_replies"][0]["content"] == prose
+    assert t["totals"]["rejected_no_code"] == 1 and t["totals"]["rejected_repeats"] == 0
+    assert "rejected prose reply: attempt 1 turn 1" in cli("replay", str(result.run_dir)).stdout
+    steered = scenario_file([prose, py(GOOD)], name="steered", checks=[{"stdout_contains": "3"}],
+                            user_proxy={"human_input_mode": "TERMINATE"})
+    kept = run_scenario(load_scenario(steered), RunOptions(), human=lambda prompt, proxy: "exit")
+    assert not load_transcript(kept.run_dir).get("rejected_replies")  # a person may have asked for prose

@@ -71,7 +71,7 @@ def run_one(scenario: Any, workspaces: Path, model: str | None = None,
             "seconds": round(time.perf_counter() - started, 1), "run_dir": str(result.run_dir),
             "reason": result.reason, "attempts": totals.get("attempts", 1),
             "rejected_repeats": totals.get("rejected_repeats", 0), "rejected_cut": totals.get("rejected_cut", 0),
-            "blocked_repeats": totals.get("blocked_repeats", 0),
+            "rejected_no_code": totals.get("rejected_no_code", 0), "blocked_repeats": totals.get("blocked_repeats", 0),
             "identical_resends_executed": identical_resends_executed(messages)}
 
 
@@ -107,6 +107,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "mean_seconds": round(statistics.mean(r["seconds"] for r in rows), 1),
         "rejected_repeats": sum(r.get("rejected_repeats", 0) for r in rows),
         "rejected_cut": sum(r.get("rejected_cut", 0) for r in rows),
+        "rejected_no_code": sum(r.get("rejected_no_code", 0) for r in rows),
         "blocked_repeats": sum(r.get("blocked_repeats", 0) for r in rows),
         "identical_resends_executed": sum(r.get("identical_resends_executed", 0) for r in rows),
         "mean_turns_success": round(statistics.mean(r["turns"] for r in ok), 2) if ok else None,
@@ -143,12 +144,14 @@ def print_table(rows: list[dict[str, Any]], summary: dict[str, Any], console: An
 def evaluate(n: int = 1, only: list[str] | None = None, model: str | None = None,
              workspaces: Path | None = None, out: Path | None = None, console: Any = None,
              folder: Path = SCENARIOS_DIR, max_auto_reply: int | None = None,
-             exclude: list[str] | None = None, attempts: int | None = None) -> dict[str, Any]:
+             exclude: list[str] | None = None, attempts: int | None = None,
+             strategy: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run the selected scenarios n times each; print the table, write JSON if asked, return everything."""
     from agents.prompts import PROMPT_VERSION
 
     workspaces = workspaces or Path(tempfile.mkdtemp(prefix="codeduet-scenarios-eval-"))
-    scenarios = [s for s in select_scenarios(folder, only, model) if s.name not in (exclude or [])]
+    scenarios = [with_strategy(s, strategy) for s in select_scenarios(folder, only, model)
+                 if s.name not in (exclude or [])]
     rows = []
     for rep in range(n):
         for scenario in scenarios:
@@ -161,7 +164,7 @@ def evaluate(n: int = 1, only: list[str] | None = None, model: str | None = None
                               highlight=False)
                 console.file.flush()
     summary = {"prompt_version": PROMPT_VERSION, "model": model or "default", "n": n,
-               "max_auto_reply": max_auto_reply, "attempts": attempts, "commit": _commit(),
+               "max_auto_reply": max_auto_reply, "attempts": attempts, "strategy": strategy or {}, "commit": _commit(),
                "workspaces": str(workspaces), **summarize(rows)}
     print_table(rows, summary, console)
     report = {"summary": summary, "runs": rows}
@@ -169,6 +172,39 @@ def evaluate(n: int = 1, only: list[str] | None = None, model: str | None = None
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=2), encoding="utf-8")
     return report
+
+
+def with_strategy(scenario: Any, overrides: dict[str, Any] | None) -> Any:
+    """The scenario with some `strategy:` keys replaced, checked by the same strict schema as a scenario file."""
+    from agents.scenario import StrategyConfig
+
+    from pydantic import ValidationError
+
+    from agents.errors import BadInputError
+
+    if not overrides:
+        return scenario
+    try:
+        strategy = StrategyConfig(**{**scenario.strategy.model_dump(), **overrides})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise BadInputError(f"--strategy {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+    return scenario.model_copy(update={"strategy": strategy})
+
+
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """['repair_context=last', 'attempts=4'] -> {'repair_context': 'last', 'attempts': 4} (values read as YAML)."""
+    import yaml
+
+    from agents.errors import BadInputError
+
+    pairs = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise BadInputError(f"--strategy {item!r}: use KEY=VALUE, like repair_context=last")
+        pairs[key.strip()] = yaml.safe_load(value)
+    return pairs
 
 
 def _commit() -> str | None:
@@ -187,14 +223,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--exclude", default="", help="comma-separated scenario names to skip")
     parser.add_argument("--max-auto-reply", type=int, default=None, help="override each scenario's reply limit")
     parser.add_argument("--attempts", type=int, default=None, help="override each scenario's strategy.attempts")
+    parser.add_argument("--strategy", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a strategy: key in every scenario (repeatable), e.g. repair_context=last")
     parser.add_argument("--model", default=None, help="a configs/llm.yaml name instead of each scenario's model")
     parser.add_argument("--workspaces", type=Path, default=None, help="root for run folders (default: a temp dir)")
     parser.add_argument("--out", type=Path, default=None, help="write the rows and summary as JSON here")
     args = parser.parse_args(argv)
     only = [s for s in args.only.split(",") if s] or None
     exclude = [s for s in args.exclude.split(",") if s] or None
-    report = evaluate(args.n, only, args.model, args.workspaces, args.out, Console(),
-                      max_auto_reply=args.max_auto_reply, exclude=exclude, attempts=args.attempts)
+    from agents.errors import CodeduetError
+
+    try:
+        report = evaluate(args.n, only, args.model, args.workspaces, args.out, Console(),
+                          max_auto_reply=args.max_auto_reply, exclude=exclude, attempts=args.attempts,
+                          strategy=parse_overrides(args.strategy))
+    except CodeduetError as exc:
+        Console(stderr=True).print(f"[red]error:[/] {exc}", highlight=False)
+        return 2
     return 0 if report["summary"]["success_rate"] == 1.0 else 1
 
 
