@@ -92,6 +92,8 @@ def final_status(proxy: SandboxProxy, limit: int) -> tuple[str, str]:
         return "success", "the last execution exited 0 and every check passed"
     if proxy.stop_reason == "stuck":
         return "failed", "the model kept sending code that had already run, after every re-ask"
+    if proxy.stop_reason == "prose_loop":
+        return "failed", "the model kept answering without code, the same text again after a nudge"
     if proxy.stop_reason == "max_replies":
         return "max_replies", f"reached max_consecutive_auto_reply={limit}"
     if proxy.stop_reason == "human_exit":

@@ -56,6 +56,8 @@ class SandboxProxy(UserProxyAgent):
         self.attempt = attempt
         self.turns = 0
         """Assistant replies answered so far in this attempt."""
+        self.prose_seen: set[str] = set()
+        """Replies without code answered so far in this attempt (whitespace-normalised)."""
         self.final_turn = False
         """The reply limit was reached on a reply with code: it runs, its report is sent, then the run ends."""
         self.human_answer: str | None = None
@@ -106,11 +108,18 @@ class SandboxProxy(UserProxyAgent):
         """Run the code in the last message (or say why nothing ran); the reply is the feedback."""
         content = (messages or [{}])[-1].get("content") or ""
         outcome = self.run_turn(content)
-        if outcome.kind == "repeat" and self.human_input_mode != "ALWAYS" and not self.final_turn:
-            # every re-ask came back with code that already ran: this conversation is stuck, so its report is
-            # the last message and a fresh attempt (if any are left) takes over
+        stuck = None
+        if outcome.kind == "repeat":  # every re-ask came back with code that already ran
+            stuck = "stuck"
+        elif outcome.kind == "no_code":  # the same prose as before, after a nudge: the model loops, it does not work
+            key = " ".join(content.split())
+            stuck = "prose_loop" if key in self.prose_seen else None
+            self.prose_seen.add(key)
+        if stuck and self.human_input_mode != "ALWAYS" and not self.final_turn:
+            # this conversation is stuck: its report is the last message and a fresh attempt (if any are left)
+            # takes over
             self.final_turn = True
-            self.stop_reason = "stuck"
+            self.stop_reason = stuck
         self.produced = ProxyTurn("execution" if outcome.kind == "executed" else "user_proxy", outcome)
         self.context.last_outcome = outcome
         self.context.report_contents.add(outcome.feedback)

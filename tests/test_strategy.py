@@ -320,3 +320,19 @@ def test_a_prose_only_reply_is_reasked_from_the_clean_prompt_unless_a_person_ste
                             user_proxy={"human_input_mode": "TERMINATE"})
     kept = run_scenario(load_scenario(steered), RunOptions(), human=lambda prompt, proxy: "exit")
     assert not load_transcript(kept.run_dir).get("rejected_replies")  # a person may have asked for prose
+
+
+@pytest.mark.docker
+def test_the_same_prose_again_after_a_nudge_ends_the_attempt_and_a_fresh_one_starts(sandbox_image, workspaces,
+                                                                                    scenario_file):
+    prose = "The route printing is wrong; I will print the whole route."
+    path = scenario_file([prose, prose, prose, prose, py(GOOD)], checks=[{"stdout_contains": "3"}],
+                         strategy={"attempts": 2, "max_resamples": 1})
+    result = run_scenario(load_scenario(path), RunOptions())
+    t = load_transcript(result.run_dir)
+    assert result.status == "success" and result.reason.startswith("attempt 2 of 2"), result.reason
+    first = t["attempts"][0]
+    assert first["status"] == "failed" and first["stop_reason"] == "prose_loop", first
+    assert first["reason"] == "the model kept answering without code, the same text again after a nudge"
+    kinds = [(m["outcome"] or {}).get("kind") for m in t["messages"] if m["attempt"] == 1 and m.get("outcome")]
+    assert kinds == ["no_code", "no_code"]  # one nudge, then the same text again: no third round
