@@ -65,7 +65,8 @@ class SamplingPolicy:
 def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, policy: SamplingPolicy,
                           memory: RepeatMemory, recorder: Recorder, display: Display) -> None:
     """Replace the assistant's LLM reply: each turn sampled per the policy; a reply that repeats code that already
-    ran, or that was cut off inside its code block (the model looping until max_tokens), is re-asked."""
+    ran, that was cut off inside its code block (the model looping until max_tokens), or (unattended) that holds
+    only prose, is re-asked."""
 
     def reply(agent: ConversableAgent, messages: list[dict[str, Any]] | None = None, sender: Any = None,
               config: Any = None, **kwargs: Any) -> tuple[bool, Any]:
@@ -80,24 +81,23 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
             ok, text = ConversableAgent.generate_oai_reply(agent, asked, sender, config, **params, **kwargs)
             content = text.get("content") if isinstance(text, dict) else text
             earlier = memory.find(content) if ok else None
-            cut = ok and earlier is None and is_unclosed(content)
-            prose = ok and earlier is None and not cut and policy.reask_no_code and is_prose(content)
-            if (earlier is None and not cut and not prose) or resample == budget:
+            reason = None if not ok else "repeat" if earlier is not None else "cut" if is_unclosed(content) \
+                else "no_code" if policy.reask_no_code and is_prose(content) else None
+            if reason is None or resample == budget:
                 policy.last = {**sampling.to_dict(), "resample": resample}
                 return ok, text
             usage = provider.pop_usage()
-            reason = "cut" if cut else "no_code" if prose else "repeat"
             event: dict[str, Any] = {"reason": reason, "attempt": policy.attempt, "turn": turn,
                                      "resample": resample, "sampling": sampling.to_dict(), "content": content}
             if earlier is not None:
                 event["repeats"] = {"attempt": earlier.attempt, "turn": earlier.turn, "summary": earlier.summary}
             recorder.event("reply_rejected", **event, **({"usage": usage.to_dict()} if usage else {}))
-            why = {"cut": "was cut off inside its code block", "no_code": "holds no code block and no TERMINATE",
-                   "repeat": f"repeats code that already ran ({earlier.where if earlier else ''})"}[reason]
+            why = f"repeats code that already ran ({earlier.where})" if earlier is not None else \
+                "was cut off inside its code block" if reason == "cut" else "holds no code block and no TERMINATE"
             display.info(f"[dim]attempt {policy.attempt} turn {turn}: the reply {why}; asking again (temperature "
                          f"{policy.sampling(turn, resample + 1).temperature:.2f})[/]")
             display.generation_started(agent.name)
-            if cut or prose:  # a looping or a prose-only reply is not shown again: it would be copied
+            if reason != "repeat":  # a looping or a prose-only reply is not shown again: it would be copied
                 asked = history
             else:  # the re-ask shows the model its repeat and says so; this exchange is not kept in the history
                 asked = [*history, {"role": "assistant", "content": content},

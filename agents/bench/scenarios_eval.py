@@ -177,18 +177,12 @@ def evaluate(n: int = 1, only: list[str] | None = None, model: str | None = None
 def with_strategy(scenario: Any, overrides: dict[str, Any] | None) -> Any:
     """The scenario with some `strategy:` keys replaced, checked by the same strict schema as a scenario file."""
     from agents.scenario import StrategyConfig
-
-    from pydantic import ValidationError
-
-    from agents.errors import BadInputError
+    from agents.yamlio import validate
 
     if not overrides:
         return scenario
-    try:
-        strategy = StrategyConfig(**{**scenario.strategy.model_dump(), **overrides})
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        raise BadInputError(f"--strategy {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+    strategy = validate(StrategyConfig, {**scenario.strategy.model_dump(), **overrides}, "--strategy", {},
+                        prefix=("strategy",))
     return scenario.model_copy(update={"strategy": strategy})
 
 
