@@ -47,3 +47,16 @@ def extract_code_blocks(text: str | None) -> list[CodeBlock]:
 def is_unclosed(text: str | None) -> bool:
     """True when the reply ends inside an open code fence (usually a reply cut at max_tokens)."""
     return bool(text) and text.count("```") % 2 == 1
+
+
+def classify_reply(text: str | None) -> str:
+    """What a reply holds, as both the strategy (before the proxy sees it) and the proxy (answering it) judge it:
+    empty | unclosed (cut off inside a code block) | no_code | unsupported (blocks, none of them Python) | python."""
+    if not text or not text.strip():
+        return "empty"
+    if is_unclosed(text):
+        return "unclosed"
+    blocks = extract_code_blocks(text)
+    if not blocks:
+        return "no_code"
+    return "python" if any(b.runnable_as == "python" for b in blocks) else "unsupported"

@@ -9,6 +9,7 @@ from typing import Any
 from agents.checks import CheckResult
 from agents.prompts import render
 from agents.protocols import ExecResult
+from agents.sandbox.error_locals import LOCALS_HEADER
 
 TRACEBACK = "Traceback (most recent call last):"
 FRAME = re.compile(r'^\s*File "([^"]+)", line \d+')
@@ -73,8 +74,10 @@ def first_line(text: str, limit: int = 160) -> str:
 
 
 def error_line(output: str, limit: int = 160) -> str:
-    """The last line of a traceback (the exception), or the last output line."""
-    lines = [ln.strip() for ln in output.strip().splitlines() if ln.strip()]
+    """The last line of a traceback (the exception), or the last output line; the variables the sandbox prints
+    under a traceback (agents/sandbox/error_locals.py) are not it."""
+    cut = output.rfind("\n" + LOCALS_HEADER + " (")
+    lines = [ln.strip() for ln in (output if cut < 0 else output[:cut]).strip().splitlines() if ln.strip()]
     line = lines[-1] if lines else "(no output)"
     return line if len(line) <= limit else line[:limit] + "…"
 

@@ -9,7 +9,7 @@ from autogen import Agent, ConversableAgent, UserProxyAgent
 
 from agents.ag2_adapter import auto_replies_in_a_row
 from agents.checks import run_checks
-from agents.codeblocks import extract_code_blocks, is_unclosed
+from agents.codeblocks import classify_reply, extract_code_blocks
 from agents.feedback import Outcome, execution_feedback
 from agents.prompts import render
 from agents.protocols import Display, Executor
@@ -129,16 +129,13 @@ class SandboxProxy(UserProxyAgent):
     def run_turn(self, content: str) -> Outcome:
         """Execute every Python block of the reply in order, stopping at the first failure; then the checks."""
         self.turns += 1
-        if not content.strip():
-            return Outcome("empty", feedback=render("empty"))
+        kind = classify_reply(content)  # an unclosed block (cut off) is incomplete code: never run it
+        if kind in ("empty", "unclosed", "no_code"):
+            return Outcome(kind, feedback=render(kind))
         blocks = extract_code_blocks(content)
-        if is_unclosed(content):  # cut off inside a code block: the code is incomplete, never run it
-            return Outcome("unclosed", feedback=render("unclosed"))
-        if not blocks:
-            return Outcome("no_code", feedback=render("no_code"))
-        runnable = [b for b in blocks if b.runnable_as == "python"]
-        if not runnable:
+        if kind == "unsupported":
             return Outcome("unsupported", feedback=render("unsupported", language=blocks[0].language))
+        runnable = [b for b in blocks if b.runnable_as == "python"]
         earlier = self.memory.find(content)
         if earlier is not None:  # never run the same code twice: say what it did then
             return Outcome("repeat", feedback=render("repeat", where=earlier.where, summary=earlier.summary))

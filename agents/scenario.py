@@ -145,6 +145,9 @@ class SandboxConfig(Strict):
     """Characters of output kept per execution; the rest is cut with a marker."""
     tmpfs_size: str = "64m"
     """Size of the writable /tmp tmpfs."""
+    error_locals: bool = True
+    """On an uncaught exception, print under the traceback the values of the variables of the script's failing
+    line (agents/sandbox/error_locals.py), so the model sees the data that broke its code."""
     disk: str = "256m"
     """Size of /workspace: a tmpfs inside the container (no host folder is mounted). A write past it fails with
     ENOSPC, the run goes on and the execution says the disk limit was hit. It lives in RAM and counts toward

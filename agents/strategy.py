@@ -10,7 +10,7 @@ from typing import Any
 
 from autogen import ConversableAgent
 
-from agents.codeblocks import extract_code_blocks, is_unclosed
+from agents.codeblocks import classify_reply
 from agents.prompts import render
 from agents.protocols import Display, ModelProvider, Recorder
 from agents.repeats import RepeatMemory
@@ -81,8 +81,9 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
             ok, text = ConversableAgent.generate_oai_reply(agent, asked, sender, config, **params, **kwargs)
             content = text.get("content") if isinstance(text, dict) else text
             earlier = memory.find(content) if ok else None
-            reason = None if not ok else "repeat" if earlier is not None else "cut" if is_unclosed(content) \
-                else "no_code" if policy.reask_no_code and is_prose(content) else None
+            kind = classify_reply(content) if ok else None
+            reason = None if not ok else "repeat" if earlier is not None else "cut" if kind == "unclosed" \
+                else "no_code" if policy.reask_no_code and kind == "no_code" and "TERMINATE" not in content else None
             if reason is None or resample == budget:
                 policy.last = {**sampling.to_dict(), "resample": resample}
                 return ok, text
@@ -106,12 +107,6 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
         return False, None  # not reached: the last resample always returns
 
     assistant.replace_reply_func(ConversableAgent.generate_oai_reply, reply)
-
-
-def is_prose(content: Any) -> bool:
-    """A reply with text but no code block and no TERMINATE: in an unattended run it only stalls the loop."""
-    return isinstance(content, str) and bool(content.strip()) and "TERMINATE" not in content \
-        and not extract_code_blocks(content)
 
 
 def compact(history: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:

@@ -331,3 +331,30 @@ def test_resume_continues_with_full_history_in_a_linked_run_folder(sandbox_image
     assert cli("replay", str(child_dir), "--execute").returncode == 0
     shown = " ".join(cli("replay", str(child_dir)).stdout.split())  # long tmp paths wrap the header line
     assert "continues" in shown and "4 earlier messages" in shown, shown[:1500]
+
+
+@pytest.mark.docker
+def test_execute_matches_a_run_recorded_before_the_sandbox_printed_variables(sandbox_image, workspaces,
+                                                                               scenario_file):
+    """A failing block now shows its variables; replaying a transcript recorded before that (its sandbox has no
+    `error_locals` key, its output no variables) still matches, and a new one matches with them."""
+    run = record(scenario_file([py("total = 45\nprint(total / 0)"), py("print(45)")], name="old",
+                               checks=[{"stdout_contains": "45"}]))
+    shown = "Variables where the error happened (block01.py line 2, module level):\n  total = 45\n"
+    path = run / "transcript.json"
+    assert shown in path.read_text(encoding="utf-8").replace("\\n", "\n")
+    assert cli("replay", str(run), "--execute").returncode == 0
+
+    def strip(node):
+        if isinstance(node, dict):
+            return {k: strip(v) for k, v in node.items() if k != "error_locals"}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node.replace(shown, "") if isinstance(node, str) else node
+
+    old = strip(json.loads(path.read_text(encoding="utf-8")))
+    assert "error_locals" not in json.dumps(old) and "Variables where" not in json.dumps(old)
+    path.write_text(json.dumps(old), encoding="utf-8")
+    proc = cli("replay", str(run), "--execute")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 block(s): 2 match, 0 diverged" in proc.stdout

@@ -188,7 +188,9 @@ def _replay_attempt(t: dict[str, Any], cfg: SandboxConfig, blocks: list[Recorded
 
 def execute_run(console: Console, t: dict[str, Any], image: str | None = None) -> int:
     """`replay --execute`: print a line per block (and a short diff when it diverged); 0 only if all match."""
-    cfg = SandboxConfig.model_validate((t.get("scenario") or {}).get("sandbox") or t.get("sandbox") or {})
+    recorded_cfg = dict((t.get("scenario") or {}).get("sandbox") or t.get("sandbox") or {})
+    recorded_cfg.setdefault("error_locals", False)  # recorded before the sandbox printed a failing frame's variables
+    cfg = SandboxConfig.model_validate(recorded_cfg)
     recorded = cfg.image
     if image:
         cfg = cfg.model_copy(update={"image": image})

@@ -16,6 +16,7 @@ from typing import Any
 from agents.errors import DockerUnavailable
 from agents.protocols import ExecResult
 from agents.sandbox.archive import CopyReport, WorkspaceSync
+from agents.sandbox.error_locals import python_argv
 from agents.sandbox.output import BoundedOutput
 from agents.sandbox.runner import RUNNER, RunnerBroken, RunnerClient
 from agents.sandbox.safe_write import write_new_file
@@ -154,7 +155,9 @@ class DockerExecutor:
         write_new_file(self.workspace, filename, code)
         self._fallback = [*RUNNERS[language], "-c", code]  # if the code filled the workspace: the run goes on
         try:
-            result = self.run_command([*RUNNERS[language], filename])
+            argv = python_argv("python3", filename, self.cfg.error_locals) if language == "python" \
+                else [*RUNNERS[language], filename]
+            result = self.run_command(argv)
         finally:
             self._fallback = None
         if not self._placed:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.protocols import ExecResult
+from agents.sandbox.error_locals import python_argv
 from agents.sandbox.output import BoundedOutput
 from agents.scenario import SandboxConfig
 
@@ -44,7 +45,8 @@ class LocalExecutor:
         self.counter += 1
         filename = f"block{self.counter:02d}{'.py' if language == 'python' else '.sh'}"
         (self.workspace / filename).write_text(code, encoding="utf-8")
-        argv = [sys.executable, "-u", filename] if language == "python" else ["sh", filename]
+        argv = python_argv(sys.executable, filename, self.cfg.error_locals) if language == "python" \
+            else ["sh", filename]
         result = self.run_command(argv)
         result.filename, result.language = filename, language
         return result
