@@ -88,3 +88,10 @@ def test_an_exception_inside_a_library_shows_the_scripts_own_frame(executor):
     assert r.exit_code == 1 and "JSONDecodeError" in r.output
     if executor.cfg.error_locals:
         assert f"{LOCALS_HEADER} (block01.py line 3, module level):\n  text = '{{\"a\": 1,}}'" in r.output
+
+
+def test_a_syntax_error_reads_as_python_prints_it(executor):
+    r = executor.execute("x = 1\nif x\n    print(x)\n")
+    assert r.exit_code == 1
+    assert [ln.strip() for ln in r.output.strip().splitlines()] == ['File "/workspace/block01.py", line 2', "if x", "^",
+                                             "SyntaxError: expected ':'"]

@@ -18,7 +18,7 @@ def _codeduet_hook(etype, value, tb, _path=__import__("os").path.abspath(__impor
     own = tb
     while own is not None and own.tb_frame.f_code.co_filename != _path:
         own = own.tb_next
-    sys.__excepthook__(etype, value.with_traceback(own) if own is not None else value, own or tb)
+    sys.__excepthook__(etype, value.with_traceback(own), own)  # no frame of the script (a SyntaxError): as python3
     last = None
     while own is not None:
         if own.tb_frame.f_code.co_filename == _path:
