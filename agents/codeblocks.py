@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
+from typing import Any
 
 FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)```", re.DOTALL)
 OPEN_FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n")
@@ -49,10 +50,11 @@ def is_unclosed(text: str | None) -> bool:
     return bool(text) and text.count("```") % 2 == 1
 
 
-def classify_reply(text: str | None) -> str:
+def classify_reply(text: Any) -> str:
     """What a reply holds, as both the strategy (before the proxy sees it) and the proxy (answering it) judge it:
-    empty | unclosed (cut off inside a code block) | no_code | unsupported (blocks, none of them Python) | python."""
-    if not text or not text.strip():
+    empty (also content that is not text) | unclosed (cut off inside a code block) | no_code | unsupported (blocks,
+    none of them Python) | python."""
+    if not isinstance(text, str) or not text.strip():
         return "empty"
     if is_unclosed(text):
         return "unclosed"
