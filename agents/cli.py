@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from agents.bench.humaneval_config import BenchConfig
+from agents.bench.humaneval_config import BenchConfig, parse_only
 from agents.defaults import SANDBOX_IMAGE
 from agents.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInputError, CodeduetError
 from agents.terminal import console, err_console, report_result, result_exit_code, summary
@@ -270,6 +270,9 @@ def bench_humaneval(limit: Optional[int] = typer.Option(BENCH.limit), offset: in
                                                        "attempt."),
                     attempts: Optional[int] = typer.Option(BENCH.attempts, min=1, help="Loop: fresh conversations "
                                                            "at most (default: the product's strategy.attempts)."),
+                    strategy: List[str] = typer.Option([], metavar="KEY=VALUE", help="Loop: override a "
+                                                       "strategy: key (repeatable), e.g. prose_reply=reask."),
+                    only: str = typer.Option("", help="Only these problem numbers, comma-separated (e.g. 10,32)."),
                     model: Optional[str] = typer.Option(BENCH.model), out: Optional[Path] = typer.Option(BENCH.out),
                     resume: bool = typer.Option(BENCH.resume),
                     separate_single: bool = typer.Option(BENCH.separate_single, help="both: generate the single "
@@ -277,12 +280,15 @@ def bench_humaneval(limit: Optional[int] = typer.Option(BENCH.limit), offset: in
                                                          "reply.")) -> None:
     """HumanEval pass@1: single pass vs the self-debug loop (the product's strategy), side by side."""
     from agents.bench.humaneval import main
+    from agents.bench.scenarios_eval import parse_overrides
 
     install_signal_handlers()
     with cli_errors():
         raise typer.Exit(main(console, BenchConfig(limit=limit, offset=offset, mode=mode,
                                                    max_auto_reply=max_auto_reply, attempts=attempts, model=model,
-                                                   out=out, resume=resume, separate_single=separate_single)))
+                                                   out=out, resume=resume, separate_single=separate_single,
+                                                   strategy=parse_overrides(strategy) or None,
+                                                   only=parse_only(only))))
 
 
 @bench_app.command("sandbox")

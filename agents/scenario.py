@@ -231,6 +231,10 @@ class StrategyConfig(Strict):
     """Nucleus cut-off of sampled turns."""
     repair_context: Literal["full", "last"] = "full"
     """What a repair turn sees: the whole conversation, or only the task, the last reply and the feedback on it."""
+    prose_reply: Literal["keep", "reask"] = "keep"
+    """A reply with neither code nor TERMINATE (unattended runs): `keep` re-asks with that reply kept and a request
+    for the script it describes (a diagnosis or a plan is built on, the self-debugging pattern); `reask` asks again
+    from the clean prompt, as if the reply had not been given."""
     file_preview: int = Field(default=30, ge=0, le=10_000)
     """Lines of each `files:` entry shown under the task in every attempt's first message (0: none), so the model
     sees the data it must handle instead of guessing its format (at most 4,000 characters in all)."""

@@ -92,21 +92,33 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
                                      "resample": resample, "sampling": sampling.to_dict(), "content": content}
             if earlier is not None:
                 event["repeats"] = {"attempt": earlier.attempt, "turn": earlier.turn, "summary": earlier.summary}
+            asked = reask_messages(history, reason, content, earlier, policy.config)
+            if asked is not history:
+                event["follow_up"] = asked[-1]["content"]
             recorder.event("reply_rejected", **event, **({"usage": usage.to_dict()} if usage else {}))
             why = f"repeats code that already ran ({earlier.where})" if earlier is not None else \
-                "was cut off inside its code block" if reason == "cut" else "holds no code block and no TERMINATE"
+                "was cut off inside its code block" if reason == "cut" else "holds only prose" + \
+                (" (kept: the code it describes is asked for)" if "follow_up" in event else "")
             display.info(f"[dim]attempt {policy.attempt} turn {turn}: the reply {why}; asking again (temperature "
                          f"{policy.sampling(turn, resample + 1).temperature:.2f})[/]")
             display.generation_started(agent.name)
-            if reason != "repeat":  # a looping or a prose-only reply is not shown again: it would be copied
-                asked = history
-            else:  # the re-ask shows the model its repeat and says so; this exchange is not kept in the history
-                asked = [*history, {"role": "assistant", "content": content},
-                         {"role": "user", "content": render("repeat_reask", where=earlier.where,
-                                                            summary=earlier.summary)}]
         return False, None  # not reached: the last resample always returns
 
     assistant.replace_reply_func(ConversableAgent.generate_oai_reply, reply)
+
+
+def reask_messages(history: list[dict[str, Any]], reason: str, content: str, earlier: Any,
+                   config: StrategyConfig) -> list[dict[str, Any]]:
+    """What a re-ask is asked with. A repeat is shown back with what it did; a prose reply (a diagnosis or a plan) is
+    kept and its script asked for (prose_reply: keep); a looping reply is dropped, since it would be copied. The
+    re-ask exchange is recorded as an event, not kept in the conversation's history."""
+    if reason == "repeat":
+        follow_up = render("repeat_reask", where=earlier.where, summary=earlier.summary)
+    elif reason == "no_code" and config.prose_reply == "keep":
+        follow_up = render("prose_followup")
+    else:
+        return history
+    return [*history, {"role": "assistant", "content": content}, {"role": "user", "content": follow_up}]
 
 
 def compact(history: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:

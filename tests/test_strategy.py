@@ -14,7 +14,7 @@ from agents.briefing import briefed_task, file_preview
 from agents.conversation import RunOptions, run_scenario
 from agents.repeats import RepeatMemory, normalize_code
 from agents.scenario import StrategyConfig, load_scenario
-from agents.strategy import SamplingPolicy, best_attempt, compact
+from agents.strategy import SamplingPolicy, best_attempt, compact, reask_messages
 from agents.transcript import load_transcript
 from tests.conftest import ROOT, py
 
@@ -306,16 +306,38 @@ def test_a_last_context_repair_turn_sees_the_task_the_last_reply_and_its_feedbac
 
 
 @pytest.mark.docker
-def test_a_prose_only_reply_is_reasked_from_the_clean_prompt_unless_a_person_steers(sandbox_image, workspaces,
-                                                                                   scenario_file):
+def test_a_reask_keeps_a_prose_reply_and_asks_for_its_code_shows_a_repeat_and_drops_a_cut_reply():
+    history = [{"role": "user", "content": "task"}]
+    prose = "The loop stops one item early; I will use range(n + 1)."
+    kept = reask_messages(history, "no_code", prose, None, StrategyConfig())
+    assert kept[:2] == [*history, {"role": "assistant", "content": prose}]
+    assert kept[2]["role"] == "user" and "```python" in kept[2]["content"] and "applying what you just wrote" in \
+        kept[2]["content"]
+    assert reask_messages(history, "no_code", prose, None, StrategyConfig(prose_reply="reask")) is history
+    assert reask_messages(history, "cut", "```python\nprint(1", None, StrategyConfig()) is history
+    seen = RepeatMemory()
+    seen.remember(py(BAD), attempt=1, turn=1, summary="it failed with exit code 1: IndexError")
+    repeat = reask_messages(history, "repeat", py(BAD), seen.find(py(BAD)), StrategyConfig())
+    assert repeat[1]["content"] == py(BAD) and "attempt 1, turn 1" in repeat[2]["content"]
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("prose_reply", ["keep", "reask"])
+def test_a_prose_only_reply_is_reasked_unless_a_person_steers(sandbox_image, workspaces, scenario_file, prose_reply):
     prose = "The fix is to print the largest value instead."
-    path = scenario_file([prose, py(GOOD)], checks=[{"stdout_contains": "3"}])
+    path = scenario_file([prose, py(GOOD)], checks=[{"stdout_contains": "3"}], strategy={"prose_reply": prose_reply})
     result = run_scenario(load_scenario(path), RunOptions())
     t = load_transcript(result.run_dir)
     assert result.status == "success" and [m["role"] for m in t["messages"]] == ["task", "assistant", "execution"]
     assert t["rejected_replies"][0]["reason"] == "no_code" and t["rejected_replies"][0]["content"] == prose
     assert t["totals"]["rejected_no_code"] == 1 and t["totals"]["rejected_repeats"] == 0
-    assert "rejected prose reply: attempt 1 turn 1" in cli("replay", str(result.run_dir)).stdout
+    shown = cli("replay", str(result.run_dir)).stdout
+    assert "rejected prose reply: attempt 1 turn 1" in shown
+    if prose_reply == "keep":  # the prose was kept in the re-ask, and the follow-up is on record
+        assert "applying what you just wrote" in t["rejected_replies"][0]["follow_up"]
+        assert "kept, and the code it describes asked for" in shown
+    else:
+        assert "follow_up" not in t["rejected_replies"][0] and "asked again" in shown
     steered = scenario_file([prose, py(GOOD)], name="steered", checks=[{"stdout_contains": "3"}],
                             user_proxy={"human_input_mode": "TERMINATE"})
     kept = run_scenario(load_scenario(steered), RunOptions(), human=lambda prompt, proxy: "exit")

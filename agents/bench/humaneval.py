@@ -131,10 +131,12 @@ def run_bench(console: Console, cfg: BenchConfig, model_for: ModelFor | None = N
     problems overrides the --limit/--offset slice."""
     modes = cfg.modes
     problems = problems if problems is not None else load_problems(cfg.limit, cfg.offset)
+    if cfg.only is not None:
+        problems = [p for p in problems if int(p["task_id"].split("/")[-1]) in cfg.only]
     out = resolve_out(cfg)
     meta = {"mode": cfg.mode, "max_auto_reply": cfg.max_auto_reply, "model": cfg.model,
             "loop_strategy": cfg.loop_strategy, "shared_single": cfg.shared_single, "prompt_version": PROMPT_VERSION,
-            "feedback_prompt_version": FEEDBACK_VERSION, "limit": cfg.limit, "offset": cfg.offset,
+            "feedback_prompt_version": FEEDBACK_VERSION, "limit": cfg.limit, "offset": cfg.offset, "only": cfg.only,
             "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "commit": git_commit(),
             "machine": machine(), "model_info": _model_info(cfg.model) if model_for is None else "per-problem"}
     check_meta(out, cfg, meta)

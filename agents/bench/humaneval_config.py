@@ -28,6 +28,8 @@ class BenchConfig:
     """Loop: fresh conversations at most (None: the product's StrategyConfig default)."""
     strategy: dict[str, Any] | None = None
     """Other `strategy:` keys for the loop (None: the product's defaults)."""
+    only: list[int] | None = None
+    """Only these problem numbers (HumanEval/N), within the --offset/--limit slice."""
     separate_single: bool = False
     """both: generate the single pass in its own conversation instead of scoring the loop's first reply."""
 
@@ -37,7 +39,10 @@ class BenchConfig:
         from agents.bench.humaneval_problem import bench_strategy
         from agents.scenario import StrategyConfig
 
-        return StrategyConfig(**bench_strategy("loop", self.attempts, self.strategy)).model_dump()
+        from agents.yamlio import validate
+
+        return validate(StrategyConfig, bench_strategy("loop", self.attempts, self.strategy), "--strategy", {},
+                        prefix=("strategy",)).model_dump()
 
     @property
     def shared_single(self) -> bool:
@@ -50,3 +55,11 @@ class BenchConfig:
         if self.mode not in ("single", "loop", "both"):
             raise BadInputError(f"--mode {self.mode!r}: use single, loop or both")
         return ["single", "loop"] if self.mode == "both" else [self.mode]
+
+
+def parse_only(text: str) -> list[int] | None:
+    """'10, 32' -> [10, 32]; '' -> None (every problem)."""
+    items = [t.strip().removeprefix("HumanEval/") for t in text.split(",") if t.strip()]
+    if not all(t.isdigit() for t in items):
+        raise BadInputError(f"--only {text!r}: use problem numbers, like 10,32")
+    return [int(t) for t in items] or None

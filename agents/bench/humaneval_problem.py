@@ -167,6 +167,7 @@ def _record(problem: dict[str, Any], mode: str, final: Candidate, first: Candida
         "repair_iterations": max(0, code_turns - 1), "attempts": len(result.attempts) or 1,
         "chosen": final.label, "repeated_turns": sum(1 for i, s in enumerate(sources) if s in sources[:i]),
         "rejected_repeats": totals.get("rejected_repeats", 0), "rejected_cut": totals.get("rejected_cut", 0),
+        "rejected_no_code": totals.get("rejected_no_code", 0),
         "blocked_repeats": totals.get("blocked_repeats", 0),
         "first_passed": first.facts.get("passed"), "first_visible_ok": first.facts.get("visible_ok"),
         "tokens_in": totals.get("prompt_tokens", 0), "tokens_out": totals.get("completion_tokens", 0),

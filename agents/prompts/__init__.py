@@ -7,8 +7,8 @@ from pathlib import Path
 from string import Template
 
 HERE = Path(__file__).parent
-PROMPT_VERSION = "v3"
-"""v3: repair feedback asks for one sentence on the faulty line before the script. v2: closest output line for failed stdout checks, repeat and cut-reply re-asks, fresh-attempt task (strategy)."""
+PROMPT_VERSION = "v4"
+"""v4: a prose-only reply is kept and the code it describes asked for (prose_followup). v3: repair feedback asks for one sentence on the faulty line before the script. v2: closest output line for failed stdout checks, repeat and cut-reply re-asks, fresh-attempt task (strategy)."""
 
 
 @lru_cache(maxsize=None)

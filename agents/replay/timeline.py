@@ -49,6 +49,7 @@ def rejected_label(event: dict[str, Any]) -> str:
     if event.get("reason") == "cut":
         return f"rejected cut reply: {where} was cut off inside its code block; not executed, asked again"
     if event.get("reason") == "no_code":
-        return f"rejected prose reply: {where} held no code block and no TERMINATE; asked again"
+        kept = "; kept, and the code it describes asked for" if event.get("follow_up") else "; asked again"
+        return f"rejected prose reply: {where} held no code block and no TERMINATE{kept}"
     return (f"rejected repeat: {where} sent the code of attempt {rep.get('attempt')} turn {rep.get('turn')} again; "
             "not executed, asked again")
