@@ -113,7 +113,7 @@ def examples_for(problems: list[dict[str, Any]], out: Path, sandbox: SandboxConf
     cached = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     missing = [p for p in problems if p["task_id"] not in cached]
     if missing:
-        executor = make_executor(sandbox, out / "scoring" / "_validate", "he-validate")
+        executor = make_executor(sandbox, out / "scoring" / "_validate", f"he-validate-{os.getpid()}")
         try:
             executor.start()
             cached.update(validated_examples(missing, executor))
