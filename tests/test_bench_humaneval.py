@@ -296,3 +296,31 @@ def test_cli_runs_a_named_model(sandbox_image, tmp_path):
     assert sorted(r["mode"] for r in records) == ["loop", "single"] and all(r["passed"] for r in records)
     assert json.loads((out / "meta.json").read_text())["model"] == "good"
     assert IMAGE  # the scenario used the default, locally built image
+
+
+@pytest.mark.docker
+def test_cli_only_and_strategy_overrides(sandbox_image, tmp_path):
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    import yaml
+
+    (configs / "llm.yaml").write_text(yaml.safe_dump({"default": "good", "models": {
+        "good": {"provider": "scripted", "replies": [GOOD_2]}}}))
+    env = {**os.environ, "CODEDUET_CONFIGS": str(configs), "CODEDUET_WORKSPACES": str(tmp_path / "ws")}
+
+    def bench(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(ROOT / "run.py"), "bench", "humaneval", *args], env=env,
+                              capture_output=True, text=True, timeout=300, cwd=ROOT)
+
+    out = tmp_path / "out"
+    proc = bench("--only", "2", "--mode", "loop", "--strategy", "prose_reply=reask", "--strategy", "attempts=2",
+                 "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert [r["task_id"] for r in read_records(out)] == ["HumanEval/2"]
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["only"] == [2] and meta["loop_strategy"]["prose_reply"] == "reask"
+    assert meta["loop_strategy"]["attempts"] == 2
+    bad = bench("--only", "2", "--strategy", "prose_reply=maybe", "--out", str(tmp_path / "bad"))
+    assert bad.returncode == 2 and "strategy.prose_reply" in bad.stderr, bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+    assert bench("--only", "two", "--out", str(tmp_path / "bad2")).returncode == 2
