@@ -272,7 +272,8 @@ def bench_humaneval(limit: Optional[int] = typer.Option(BENCH.limit), offset: in
                                                            "at most (default: the product's strategy.attempts)."),
                     strategy: List[str] = typer.Option([], metavar="KEY=VALUE", help="Loop: override a "
                                                        "strategy: key (repeatable), e.g. prose_reply=reask."),
-                    only: str = typer.Option("", help="Only these problem numbers, comma-separated (e.g. 10,32)."),
+                    only: str = typer.Option("", help="Only these problem numbers, comma-separated (e.g. 10,32), within "
+                                                 "the --offset/--limit slice."),
                     model: Optional[str] = typer.Option(BENCH.model), out: Optional[Path] = typer.Option(BENCH.out),
                     resume: bool = typer.Option(BENCH.resume),
                     separate_single: bool = typer.Option(BENCH.separate_single, help="both: generate the single "

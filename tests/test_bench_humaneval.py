@@ -324,3 +324,6 @@ def test_cli_only_and_strategy_overrides(sandbox_image, tmp_path):
     assert bad.returncode == 2 and "strategy.prose_reply" in bad.stderr, bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
     assert bench("--only", "two", "--out", str(tmp_path / "bad2")).returncode == 2
+    outside = bench("--only", "2", "--offset", "3", "--out", str(tmp_path / "bad3"))
+    assert outside.returncode == 2 and "--only 2: not among the selected problems" in outside.stderr, outside.stderr
+    assert not (tmp_path / "bad").exists() and not (tmp_path / "bad3").exists()  # no output folder left behind

@@ -14,7 +14,7 @@ from agents.briefing import briefed_task, file_preview
 from agents.conversation import RunOptions, run_scenario
 from agents.repeats import RepeatMemory, normalize_code
 from agents.scenario import StrategyConfig, load_scenario
-from agents.strategy import SamplingPolicy, best_attempt, compact, reask_messages
+from agents.strategy import SamplingPolicy, best_attempt, compact, install_sampled_reply, reask_messages
 from agents.transcript import load_transcript
 from tests.conftest import ROOT, py
 
@@ -305,7 +305,6 @@ def test_a_last_context_repair_turn_sees_the_task_the_last_reply_and_its_feedbac
     assert compact(history, "full") == history and compact(history[:3], "last") == history[:3]
 
 
-@pytest.mark.docker
 def test_a_reask_keeps_a_prose_reply_and_asks_for_its_code_shows_a_repeat_and_drops_a_cut_reply():
     history = [{"role": "user", "content": "task"}]
     prose = "The loop stops one item early; I will use range(n + 1)."
@@ -319,6 +318,32 @@ def test_a_reask_keeps_a_prose_reply_and_asks_for_its_code_shows_a_repeat_and_dr
     seen.remember(py(BAD), attempt=1, turn=1, summary="it failed with exit code 1: IndexError")
     repeat = reask_messages(history, "repeat", py(BAD), seen.find(py(BAD)), StrategyConfig())
     assert repeat[1]["content"] == py(BAD) and "attempt 1, turn 1" in repeat[2]["content"]
+
+
+@pytest.mark.parametrize("prose_reply", ["keep", "reask"])
+def test_the_model_is_asked_with_its_prose_kept_or_from_the_clean_prompt(tmp_path, prose_reply):
+    from autogen import AssistantAgent, UserProxyAgent
+
+    from agents.display import NullDisplay
+    from agents.models.config import build_provider
+    from agents.transcript import JsonlRecorder
+
+    prose = "The loop stops one item early; I will use range(n + 1)."
+    provider = build_provider({"provider": "scripted", "replies": [prose, py(GOOD)]}, origin="test")
+    assistant = AssistantAgent("assistant", llm_config=provider.llm_config(), system_message="Write Python.")
+    provider.attach(assistant)
+    install_sampled_reply(assistant, provider, SamplingPolicy(StrategyConfig(prose_reply=prose_reply), attempt=1),
+                          RepeatMemory(), JsonlRecorder(tmp_path, {}), NullDisplay())
+    user = UserProxyAgent("user", human_input_mode="NEVER", code_execution_config=False)
+    reply = assistant.generate_reply(messages=[{"role": "user", "content": "task"}], sender=user)
+    assert (reply.get("content") if isinstance(reply, dict) else reply) == py(GOOD)
+    first, second = provider.requests
+    assert first[-1]["content"] == "task"
+    if prose_reply == "keep":  # the second request carries the prose and asks for its code
+        assert second[:len(first)] == first and second[-2] == {"role": "assistant", "content": prose}
+        assert second[-1]["role"] == "user" and "applying what you just wrote" in second[-1]["content"]
+    else:
+        assert second == first
 
 
 @pytest.mark.docker

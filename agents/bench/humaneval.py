@@ -99,7 +99,7 @@ def check_meta(out: Path, cfg: BenchConfig, meta: dict[str, Any]) -> None:
     path = out / META
     if path.is_file():
         old = json.loads(path.read_text(encoding="utf-8"))
-        for key in ("mode", "max_auto_reply", "model", "loop_strategy", "shared_single", "prompt_version"):
+        for key in ("mode", "max_auto_reply", "model", "loop_strategy", "shared_single", "prompt_version", "only"):
             if old.get(key) != meta.get(key):
                 raise BadInputError(f"--resume: {out} was run with {key}={old.get(key)!r}, not {meta.get(key)!r}")
         meta["started_at"] = old.get("started_at", meta["started_at"])
@@ -130,12 +130,18 @@ def run_bench(console: Console, cfg: BenchConfig, model_for: ModelFor | None = N
     model_for(problem, mode) may give each scenario its own model entry (tests use scripted replies);
     problems overrides the --limit/--offset slice."""
     modes = cfg.modes
+    loop_strategy = cfg.loop_strategy  # a bad --strategy key fails here, before any output folder is made
     problems = problems if problems is not None else load_problems(cfg.limit, cfg.offset)
     if cfg.only is not None:
+        numbers = {int(p["task_id"].split("/")[-1]) for p in problems}
+        outside = [n for n in cfg.only if n not in numbers]
+        if outside:
+            raise BadInputError(f"--only {','.join(map(str, outside))}: not among the selected problems "
+                                f"(--offset {cfg.offset}, --limit {cfg.limit})")
         problems = [p for p in problems if int(p["task_id"].split("/")[-1]) in cfg.only]
     out = resolve_out(cfg)
     meta = {"mode": cfg.mode, "max_auto_reply": cfg.max_auto_reply, "model": cfg.model,
-            "loop_strategy": cfg.loop_strategy, "shared_single": cfg.shared_single, "prompt_version": PROMPT_VERSION,
+            "loop_strategy": loop_strategy, "shared_single": cfg.shared_single, "prompt_version": PROMPT_VERSION,
             "feedback_prompt_version": FEEDBACK_VERSION, "limit": cfg.limit, "offset": cfg.offset, "only": cfg.only,
             "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "commit": git_commit(),
             "machine": machine(), "model_info": _model_info(cfg.model) if model_for is None else "per-problem"}

@@ -120,6 +120,7 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         out["paired"]["fresh_attempts_broke"] = sum(1 for r, g in zip(first, greedy) if g and not r["passed"])
         out["paired"]["rejected_repeats"] = sum(r.get("rejected_repeats") or 0 for r in first)
         out["paired"]["blocked_repeats"] = sum(r.get("blocked_repeats") or 0 for r in first)
+        out["paired"]["rejected_no_code"] = sum(r.get("rejected_no_code") or 0 for r in first)
     return out
 
 

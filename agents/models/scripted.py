@@ -41,6 +41,7 @@ class ScriptedClient(InProcessClientMixin):
     def create(self, params: dict[str, Any]) -> Any:
         """Return the next reply."""
         started = time.perf_counter()
+        self.provider.requests.append(list(params.get("messages") or []))
         text = self.provider.next_reply()
         if self.provider.config.delay_s:
             time.sleep(self.provider.config.delay_s)
@@ -59,6 +60,8 @@ class ScriptedProvider(InProcessProviderMixin):
     def __init__(self, name: str, config: ScriptedConfig):
         super().__init__(name, config)
         self.index = 0
+        self.requests: list[list[dict[str, Any]]] = []
+        """The messages of every request, in order: what the model was asked, for inspection."""
 
     def next_reply(self) -> str:
         """The next scripted reply, or `when_exhausted`."""

@@ -144,7 +144,9 @@ def render_html(t: dict[str, Any]) -> str:
                          f'{esc(attempt_label(item, t.get("chosen_attempt")))}</h2>')
         elif kind == "rejected":
             parts.append(f'<details class="rejected" data-role="rejected"><summary>{esc(rejected_label(item))}'
-                         f'</summary>{content_html(item.get("content"))}</details>')
+                         f'</summary>{content_html(item.get("content"))}'
+                         + (f'<p class="follow-up">asked next: {esc(item["follow_up"])}</p>' if item.get("follow_up") else "")
+                         + '</details>')
         else:
             parts.append(message_html(item, started))
     messages = "".join(parts)
