@@ -270,9 +270,9 @@ def bench_humaneval(limit: Optional[int] = typer.Option(BENCH.limit), offset: in
                                                        "attempt."),
                     attempts: Optional[int] = typer.Option(BENCH.attempts, min=1, help="Loop: fresh conversations "
                                                            "at most (default: the product's strategy.attempts)."),
-                    strategy: List[str] = typer.Option([], metavar="KEY=VALUE", help="Loop: override a "
+                    strategy: Optional[List[str]] = typer.Option(BENCH.strategy, metavar="KEY=VALUE", help="Loop: override a "
                                                        "strategy: key (repeatable), e.g. prose_reply=reask."),
-                    only: str = typer.Option("", help="Only these problem numbers, comma-separated (e.g. 10,32), within "
+                    only: Optional[str] = typer.Option(BENCH.only, help="Only these problem numbers, comma-separated (e.g. 10,32), within "
                                                  "the --offset/--limit slice."),
                     model: Optional[str] = typer.Option(BENCH.model), out: Optional[Path] = typer.Option(BENCH.out),
                     resume: bool = typer.Option(BENCH.resume),
@@ -288,7 +288,7 @@ def bench_humaneval(limit: Optional[int] = typer.Option(BENCH.limit), offset: in
         raise typer.Exit(main(console, BenchConfig(limit=limit, offset=offset, mode=mode,
                                                    max_auto_reply=max_auto_reply, attempts=attempts, model=model,
                                                    out=out, resume=resume, separate_single=separate_single,
-                                                   strategy=parse_overrides(strategy) or None,
+                                                   strategy=parse_overrides(strategy or []) or None,
                                                    only=parse_only(only))))
 
 

@@ -57,9 +57,9 @@ class BenchConfig:
         return ["single", "loop"] if self.mode == "both" else [self.mode]
 
 
-def parse_only(text: str) -> list[int] | None:
-    """'10, 32' -> [10, 32]; '' -> None (every problem)."""
-    items = [t.strip().removeprefix("HumanEval/") for t in text.split(",") if t.strip()]
+def parse_only(text: str | None) -> list[int] | None:
+    """'10, 32' -> [10, 32]; None or '' -> None (every problem)."""
+    items = [t.strip().removeprefix("HumanEval/") for t in (text or "").split(",") if t.strip()]
     if not all(t.isdigit() for t in items):
         raise BadInputError(f"--only {text!r}: use problem numbers, like 10,32")
     return [int(t) for t in items] or None
