@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -277,19 +278,24 @@ def test_resume_skips_finished_problems(sandbox_image, bench_out):
         run_bench(QUIET, cfg, model_for=lambda p, m: answers)
 
 
-@pytest.mark.docker
-def test_cli_runs_a_named_model(sandbox_image, tmp_path):
-    configs = tmp_path / "configs"
-    configs.mkdir()
+def bench_cli(tmp_path: Path, reply: str) -> Any:
+    """`run.py bench humaneval ARGS` as a subprocess, with a configs/llm.yaml whose default model `good` is scripted
+    to send `reply`."""
     import yaml
 
+    configs = tmp_path / "configs"
+    configs.mkdir()
     (configs / "llm.yaml").write_text(yaml.safe_dump({"default": "good", "models": {
-        "good": {"provider": "scripted", "replies": [GOOD_0]}}}))
+        "good": {"provider": "scripted", "replies": [reply]}}}))
     env = {**os.environ, "CODEDUET_CONFIGS": str(configs), "CODEDUET_WORKSPACES": str(tmp_path / "ws")}
+    return lambda *args: subprocess.run([sys.executable, str(ROOT / "run.py"), "bench", "humaneval", *args], env=env,
+                                        capture_output=True, text=True, timeout=300, cwd=ROOT)
+
+
+@pytest.mark.docker
+def test_cli_runs_a_named_model(sandbox_image, tmp_path):
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, str(ROOT / "run.py"), "bench", "humaneval", "--limit", "1", "--mode",
-                           "both", "--model", "good", "--out", str(out)], env=env, capture_output=True, text=True,
-                          timeout=300, cwd=ROOT)
+    proc = bench_cli(tmp_path, GOOD_0)("--limit", "1", "--mode", "both", "--model", "good", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     assert "pass@1" in proc.stdout
     records = read_records(out)
@@ -300,18 +306,7 @@ def test_cli_runs_a_named_model(sandbox_image, tmp_path):
 
 @pytest.mark.docker
 def test_cli_only_and_strategy_overrides(sandbox_image, tmp_path):
-    configs = tmp_path / "configs"
-    configs.mkdir()
-    import yaml
-
-    (configs / "llm.yaml").write_text(yaml.safe_dump({"default": "good", "models": {
-        "good": {"provider": "scripted", "replies": [GOOD_2]}}}))
-    env = {**os.environ, "CODEDUET_CONFIGS": str(configs), "CODEDUET_WORKSPACES": str(tmp_path / "ws")}
-
-    def bench(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, str(ROOT / "run.py"), "bench", "humaneval", *args], env=env,
-                              capture_output=True, text=True, timeout=300, cwd=ROOT)
-
+    bench = bench_cli(tmp_path, GOOD_2)
     out = tmp_path / "out"
     proc = bench("--only", "2", "--mode", "loop", "--strategy", "prose_reply=reask", "--strategy", "attempts=2",
                  "--out", str(out))
