@@ -270,10 +270,11 @@ def bench_humaneval(limit: Optional[int] = typer.Option(BENCH.limit), offset: in
                                                        "attempt."),
                     attempts: Optional[int] = typer.Option(BENCH.attempts, min=1, help="Loop: fresh conversations "
                                                            "at most (default: the product's strategy.attempts)."),
-                    strategy: Optional[List[str]] = typer.Option(BENCH.strategy, metavar="KEY=VALUE", help="Loop: override a "
-                                                       "strategy: key (repeatable), e.g. prose_reply=reask."),
-                    only: Optional[str] = typer.Option(BENCH.only, help="Only these problem numbers, comma-separated (e.g. 10,32), within "
-                                                 "the --offset/--limit slice."),
+                    strategy: Optional[List[str]] = typer.Option(BENCH.strategy, metavar="KEY=VALUE",
+                                                                 help="Loop: override a strategy: key "
+                                                                      "(repeatable), e.g. prose_reply=reask."),
+                    only: Optional[str] = typer.Option(BENCH.only, help="Only these problem numbers, comma-separated "
+                                                       "(e.g. 10,32), within the --offset/--limit slice."),
                     model: Optional[str] = typer.Option(BENCH.model), out: Optional[Path] = typer.Option(BENCH.out),
                     resume: bool = typer.Option(BENCH.resume),
                     separate_single: bool = typer.Option(BENCH.separate_single, help="both: generate the single "

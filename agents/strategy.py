@@ -13,7 +13,7 @@ from autogen import ConversableAgent
 from agents.codeblocks import classify_reply
 from agents.prompts import render
 from agents.protocols import Display, ModelProvider, Recorder
-from agents.repeats import RepeatMemory
+from agents.repeats import RepeatMemory, Seen
 from agents.scenario import StrategyConfig
 
 MAX_TEMPERATURE = 1.5
@@ -107,7 +107,7 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
     assistant.replace_reply_func(ConversableAgent.generate_oai_reply, reply)
 
 
-def reask_messages(history: list[dict[str, Any]], reason: str, content: str, earlier: Any,
+def reask_messages(history: list[dict[str, Any]], reason: str, content: str, earlier: Seen | None,
                    config: StrategyConfig) -> list[dict[str, Any]]:
     """What a re-ask is asked with. A repeat is shown back with what it did; a prose reply (a diagnosis or a plan) is
     kept and its script asked for (prose_reply: keep); a looping reply is dropped, since it would be copied. The

@@ -21,7 +21,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 
 from agents.bench.humaneval_config import BenchConfig
 from agents.bench.humaneval_problem import ModelFor, run_mode
-from agents.bench.humaneval_scenario import PROMPT_VERSION, load_problems
+from agents.bench.humaneval_scenario import PROMPT_VERSION, load_problems, problem_number
 from agents.bench.humaneval_stats import summarize, summary_table
 from agents.bench.humaneval_visible import validated_examples
 from agents.errors import BadInputError
@@ -133,12 +133,11 @@ def run_bench(console: Console, cfg: BenchConfig, model_for: ModelFor | None = N
     loop_strategy = cfg.loop_strategy  # a bad --strategy key fails here, before any output folder is made
     problems = problems if problems is not None else load_problems(cfg.limit, cfg.offset)
     if cfg.only is not None:
-        numbers = {int(p["task_id"].split("/")[-1]) for p in problems}
-        outside = [n for n in cfg.only if n not in numbers]
+        outside = sorted(set(cfg.only) - {problem_number(p) for p in problems})
         if outside:
             raise BadInputError(f"--only {','.join(map(str, outside))}: not among the selected problems "
                                 f"(--offset {cfg.offset}, --limit {cfg.limit})")
-        problems = [p for p in problems if int(p["task_id"].split("/")[-1]) in cfg.only]
+        problems = [p for p in problems if problem_number(p) in cfg.only]
     out = resolve_out(cfg)
     meta = {"mode": cfg.mode, "max_auto_reply": cfg.max_auto_reply, "model": cfg.model,
             "loop_strategy": loop_strategy, "shared_single": cfg.shared_single, "prompt_version": PROMPT_VERSION,
@@ -159,7 +158,7 @@ def run_bench(console: Console, cfg: BenchConfig, model_for: ModelFor | None = N
             bar = progress.add_task("humaneval", total=len(problems), completed=len(problems) - len(todo),
                                     rate=_rate(records))
             for problem in todo:
-                order = modes if int(problem["task_id"].split("/")[-1]) % 2 == 0 else modes[::-1]
+                order = modes if problem_number(problem) % 2 == 0 else modes[::-1]
                 if cfg.shared_single:
                     order = ["loop"]
                 line = []

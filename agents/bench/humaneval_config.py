@@ -38,7 +38,6 @@ class BenchConfig:
         """The loop's full strategy block as the scenarios get it (product defaults plus overrides)."""
         from agents.bench.humaneval_problem import bench_strategy
         from agents.scenario import StrategyConfig
-
         from agents.yamlio import validate
 
         return validate(StrategyConfig, bench_strategy("loop", self.attempts, self.strategy), "--strategy", {},

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from agents.bench.humaneval_scenario import build_scenario, scoring_sandbox, slug
+from agents.bench.humaneval_scenario import build_scenario, problem_number, scoring_sandbox, slug
 from agents.bench.humaneval_score import Candidate, Scorer, choose, python_blocks
 from agents.conversation import RunOptions, run_scenario
 from agents.errors import EnvironmentProblem
@@ -162,7 +162,7 @@ def _record(problem: dict[str, Any], mode: str, final: Candidate, first: Candida
     visible = examples["examples"]
     totals = result.totals
     return {
-        "task_id": problem["task_id"], "index": int(problem["task_id"].split("/")[-1]), "mode": mode,
+        "task_id": problem["task_id"], "index": problem_number(problem), "mode": mode,
         **_facts(final), "turns": len(assistant), "code_turns": code_turns,
         "repair_iterations": max(0, code_turns - 1), "attempts": len(result.attempts) or 1,
         "chosen": final.label, "repeated_turns": sum(1 for i, s in enumerate(sources) if s in sources[:i]),
@@ -188,7 +188,7 @@ def _single_record(problem: dict[str, Any], single: Candidate, run: dict[str, An
     reply = _first_reply(run["messages"], run["transcript"])
     usage = (reply or {}).get("usage") or {}
     return {
-        "task_id": problem["task_id"], "index": int(problem["task_id"].split("/")[-1]), "mode": "single",
+        "task_id": problem["task_id"], "index": problem_number(problem), "mode": "single",
         **_facts(single), "turns": 1 if reply else 0, "code_turns": 1 if reply and python_blocks([reply]) else 0,
         "repair_iterations": 0, "attempts": 1, "chosen": "single", "repeated_turns": 0,
         "first_passed": single.facts["passed"], "first_visible_ok": single.facts["visible_ok"],

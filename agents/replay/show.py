@@ -67,8 +67,8 @@ def header_table(t: dict[str, Any]) -> Table:
             ("totals", totals_label(t)),
             ("run", str(t.get("run_dir", "?")))]
     tot = t.get("totals") or {}
-    if (tot.get("attempts") or 1) > 1 or any(tot.get(k) for k in ("rejected_repeats", "rejected_cut", "rejected_no_code",
-                                                                      "blocked_repeats")):
+    rejected = ("rejected_repeats", "rejected_cut", "rejected_no_code", "blocked_repeats")
+    if (tot.get("attempts") or 1) > 1 or any(tot.get(k) for k in rejected):
         rows.append(("strategy", f"{tot.get('attempts', 1)} attempt(s), kept attempt {t.get('chosen_attempt') or 1}; "
                                  f"{tot.get('rejected_repeats', 0)} repeat(s), {tot.get('rejected_cut', 0)} cut reply(ies) "
                                  f"and {tot.get('rejected_no_code', 0)} prose reply(ies) rejected and re-asked, "
