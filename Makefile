@@ -6,7 +6,7 @@ PYTHON  := $(BIN)/python
 SCENARIO ?= scenarios/primes.yaml
 PYTEST_ARGS ?=
 
-.PHONY: setup system-deps venv model image demo test test-fast bench clean
+.PHONY: setup system-deps llama-wheel venv model image demo test test-fast bench clean
 
 setup: system-deps venv model image
 
@@ -22,10 +22,23 @@ $(PYTHON):
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-# llama-cpp-python has no binary wheel: the first install compiles llama.cpp (~7.5 min on 2 cores; pip caches it).
+# llama-cpp-python has no binary wheel: it is compiled once (5-7.5 min on 2 cores) into a wheelhouse of ours, for
+# this CPU but without AMX: llama.cpp's AMX matrix kernels (0.3.36) crash with a segfault on the first token on
+# Xeons that have AMX (measured 2026-11-24). pip's own cache is not used: it may hold a build with AMX.
 # ray: the optional `--ray` batch fan-out (agents/scaleout/); installed here so its tests run in CI.
-venv: $(PYTHON)
-	$(BIN)/pip install -q -e ".[local,test,ray]"
+LLAMA_VERSION := 0.3.36
+LLAMA_FLAGS := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
+WHEELHOUSE ?= $(HOME)/.cache/codeduet/wheels/llama-cpp-noamx
+
+llama-wheel: $(PYTHON)
+	@ls $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || { \
+	  echo "compiling llama-cpp-python $(LLAMA_VERSION) (llama.cpp, without AMX): 5-7.5 minutes on 2 cores"; \
+	  CMAKE_ARGS="-DCMAKE_C_FLAGS='$(LLAMA_FLAGS)' -DCMAKE_CXX_FLAGS='$(LLAMA_FLAGS)'" \
+	    $(BIN)/pip wheel -q --no-deps --no-cache-dir -w $(WHEELHOUSE) llama-cpp-python==$(LLAMA_VERSION); }
+
+venv: llama-wheel
+	$(BIN)/pip install -q --find-links $(WHEELHOUSE) -e ".[local,test,ray]"
+	$(BIN)/pip install -q --no-deps --force-reinstall $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl
 
 model: venv
 	$(PYTHON) run.py model pull
