@@ -9,9 +9,11 @@ from typing import Any
 from autogen import AssistantAgent
 
 from agents.ag2_adapter import seed_history
+from agents.briefing import works_on_files
 from agents.codeblocks import extract_code_blocks
 from agents.prompts import system_message
 from agents.protocols import Display, ModelProvider, Recorder
+from agents.project_files import write_files
 from agents.proxy import HumanInput, SandboxProxy
 from agents.quiet_io import quiet_ag2
 from agents.repeats import RepeatMemory
@@ -48,9 +50,8 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
     scenario, display = setup.scenario, setup.display
     workspace = setup.run_dir / workspace_name(attempt)
     workspace.mkdir()
-    for name, content in scenario.files.items():
-        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
-        (workspace / name).write_text(content, encoding="utf-8")
+    write_files(workspace, scenario.starting_files())
+    setup.memory.begin(workspace)  # files this attempt's replies save are compared with this workspace
     executor = make_executor(scenario.sandbox, workspace, setup.run_id if attempt == 1 else f"{setup.run_id}-a{attempt}")
     try:
         executor.start()
@@ -63,7 +64,8 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
                              is_termination_msg=lambda m: predicate(m, context) and not extract_code_blocks(m.get("content")))
         with quiet_ag2():
             assistant = AssistantAgent(scenario.assistant.name, llm_config=setup.provider.llm_config(),
-                                       system_message=scenario.assistant.system_message or system_message(),
+                                       system_message=scenario.assistant.system_message or system_message(
+                                           works_on_files(scenario.task, scenario.starting_files())),
                                        is_termination_msg=lambda m: proxy.final_turn or predicate(m, context),
                                        max_consecutive_auto_reply=setup.limit + 10, human_input_mode="NEVER")
         setup.provider.attach(assistant, on_token=display.on_token)

@@ -6,7 +6,11 @@ then spends its repair turns on the guess; a preview of the first lines of each 
 
 from __future__ import annotations
 
+import re
+
 from agents.prompts import render
+
+PY_NAME = re.compile(r"\b[\w/.-]+\.py\b")
 
 PREVIEW_CHARS = 4000
 """Characters of file preview at most in one first message, all files together."""
@@ -39,3 +43,9 @@ def briefed_task(task: str, files: dict[str, str], lines: int) -> str:
     """The task as the model first reads it: the scenario's words, then the file preview (if any)."""
     preview = file_preview(files, lines)
     return f"{task.rstrip()}\n\n{preview}" if preview else task
+
+
+def works_on_files(task: str, files: dict[str, bytes] | dict[str, str]) -> bool:
+    """Whether the task is about Python files (its workspace starts with a module, or it names a .py file): then the
+    model is taught to save files with `# filename:` (agents/prompts/system_files.md)."""
+    return any(name.endswith(".py") for name in files) or PY_NAME.search(task) is not None

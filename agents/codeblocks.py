@@ -6,6 +6,8 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from agents.sandbox.filenames import declared_filename
+
 FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)```", re.DOTALL)
 OPEN_FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n")
 
@@ -26,13 +28,24 @@ class CodeBlock:
         """'python', 'sh', or None when we do not run this language."""
         return ALIASES.get(self.language.lower())
 
+    @property
+    def filename(self) -> str | None:
+        """The path its first line names (`# filename: path`, AG2's convention; '' for an empty one), else None."""
+        return declared_filename(self.code)
+
+    @property
+    def actionable(self) -> bool:
+        """The proxy acts on it: a Python block runs, a block that names a file (any language) is saved."""
+        return self.runnable_as == "python" or self.filename is not None
+
     def to_dict(self) -> dict[str, str]:
         """Plain dict for transcripts."""
         return asdict(self)
 
 
 def extract_code_blocks(text: str | None) -> list[CodeBlock]:
-    """All closed ``` blocks, in order; a final unclosed block (a cut-off reply) is included too."""
+    """All closed ``` blocks, in order; a final unclosed block (a cut-off reply) is included too. A block that
+    starts with a `# filename:` line and holds more of them is several files in one fence: one block each."""
     if not text:
         return []
     blocks = [CodeBlock(m.group(1).strip().lower(), m.group(2)) for m in FENCE.finditer(text)]
@@ -42,7 +55,22 @@ def extract_code_blocks(text: str | None) -> list[CodeBlock]:
         code = rest[tail.end():]
         if code.strip():
             blocks.append(CodeBlock(tail.group(1).strip().lower(), code))
-    return [b for b in blocks if b.code.strip()]
+    return [part for b in blocks if b.code.strip() for part in split_files(b)]
+
+
+def split_files(block: CodeBlock) -> list[CodeBlock]:
+    """A file block whose later lines name other files (`# filename: b.py` at the start of a line), as one block
+    per file; any other block as it is."""
+    if declared_filename(block.code) is None:
+        return [block]
+    parts: list[list[str]] = []
+    for line in block.code.lstrip("\n").split("\n"):
+        if not parts or (declared_filename(line) and line[:1] in "#/<"):
+            parts.append([])
+        parts[-1].append(line)
+    if len(parts) == 1:
+        return [block]
+    return [CodeBlock(block.language, "\n".join(p).rstrip("\n") + "\n") for p in parts if "\n".join(p).strip()]
 
 
 def is_unclosed(text: str | None) -> bool:
@@ -53,7 +81,7 @@ def is_unclosed(text: str | None) -> bool:
 def classify_reply(text: Any) -> str:
     """What a reply holds, as both the strategy (before the proxy sees it) and the proxy (answering it) judge it:
     empty (also content that is not text) | unclosed (cut off inside a code block) | no_code | unsupported (blocks,
-    none of them Python) | python."""
+    none of them Python nor naming a file) | python (something to run or save)."""
     if not isinstance(text, str) or not text.strip():
         return "empty"
     if is_unclosed(text):
@@ -61,4 +89,4 @@ def classify_reply(text: Any) -> str:
     blocks = extract_code_blocks(text)
     if not blocks:
         return "no_code"
-    return "python" if any(b.runnable_as == "python" for b in blocks) else "unsupported"
+    return "python" if any(b.actionable for b in blocks) else "unsupported"

@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.attempt import AttemptSetup, final_status, run_attempt
+from agents.attempt import AttemptSetup, final_status, run_attempt, workspace_name
 from agents.briefing import briefed_task
+from agents.changes import record_changes
 from agents.display import NullDisplay
 from agents.errors import CodeduetError
 from agents.models.config import build_provider
@@ -54,6 +55,8 @@ class RunResult:
     """One summary per attempt (status, reason, checks passed, workspace)."""
     chosen_attempt: int | None = None
     """The attempt kept: the first successful one, else the one with the most checks passed."""
+    changed_files: list[dict[str, Any]] = field(default_factory=list)
+    """What the kept attempt changed in the starting files (agents/changes.py): {path, change, added, removed, size}."""
 
 
 def resolve_model(scenario: Scenario, opts: RunOptions) -> ModelProvider:
@@ -96,7 +99,7 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
         # a person steers (they decide when to stop), or a resumed conversation goes on with its follow-up:
         # a fresh attempt would silently drop either, so there is exactly one conversation
         budget = 1
-    task = briefed_task(scenario.task, scenario.files, scenario.strategy.file_preview)
+    task = briefed_task(scenario.task, scenario.text_files(), scenario.strategy.file_preview)
     try:
         for attempt in range(1, budget + 1):
             if attempt == 1:
@@ -123,9 +126,10 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
         display.stop_live()
         best = best_attempt(summaries)
         chosen = best["attempt"] if best else None
-        path = recorder.finish(status, reason, chosen_attempt=chosen)
+        changed = record_changes(run_dir, run_dir / workspace_name(chosen or 1), scenario.starting_files())
+        path = recorder.finish(status, reason, chosen_attempt=chosen, changed_files=changed)
         display.run_finished(status, reason, run_dir)
-    return RunResult(run_dir, status, reason, recorder.totals(), path, error, summaries, chosen)
+    return RunResult(run_dir, status, reason, recorder.totals(), path, error, summaries, chosen, changed)
 
 
 def overall_status(summaries: list[dict[str, Any]], budget: int) -> tuple[str, str]:

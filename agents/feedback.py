@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agents.checks import CheckResult
 from agents.prompts import render
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import LOCALS_HEADER
+from agents.workspace_view import current_text, files_changed_text
 
 TRACEBACK = "Traceback (most recent call last):"
 FRAME = re.compile(r'^\s*File "([^"]+)", line \d+')
@@ -24,12 +26,19 @@ class Outcome:
     results: list[ExecResult] = field(default_factory=list)
     checks: list[CheckResult] = field(default_factory=list)
     feedback: str = ""
+    files: list[dict[str, Any]] = field(default_factory=list)
+    """Files of the workspace the reply created, changed or deleted (agents/workspace_view.py)."""
+    written: list[str] = field(default_factory=list)
+    """Paths the reply's `# filename:` blocks saved, in order."""
+    redefined: list[tuple[str, list[str]]] = field(default_factory=list)
+    """Workspace modules whose functions a throwaway script of the reply defined again: (path, names)."""
 
     @property
     def success(self) -> bool:
-        """Every block exited 0 and every check passed."""
+        """The last block exited 0 and every check passed (a block that fails stops the rest, except a saved
+        module's own run, which the blocks after it test)."""
         return (self.kind == "executed" and bool(self.results)
-                and all(r.exit_code == 0 for r in self.results) and all(c.passed for c in self.checks))
+                and self.results[-1].exit_code == 0 and all(c.passed for c in self.checks))
 
     @property
     def checks_passed(self) -> int:
@@ -48,6 +57,8 @@ class Outcome:
                 return "it ran out of memory"
             if last.disk_full:
                 return "it filled the workspace disk (No space left on device)"
+            if last.refused:
+                return f"its file was not saved: {last.refused}"
             return f"it failed with exit code {last.exit_code}: {error_line(last.output)}"
         failed = [c for c in self.checks if not c.passed]
         if failed:
@@ -58,8 +69,11 @@ class Outcome:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for transcripts."""
-        return {"kind": self.kind, "success": self.success, "summary": self.summary(),
-                "executions": [r.to_dict() for r in self.results], "checks": [c.to_dict() for c in self.checks]}
+        out = {"kind": self.kind, "success": self.success, "summary": self.summary(),
+               "executions": [r.to_dict() for r in self.results], "checks": [c.to_dict() for c in self.checks]}
+        if self.files or self.written:
+            out.update(files=self.files, written=self.written)
+        return out
 
 
 def first_line(text: str, limit: int = 160) -> str:
@@ -111,11 +125,19 @@ def _checks_text(checks: list[CheckResult]) -> str:
                      for c in checks)
 
 
-def execution_feedback(outcome: Outcome) -> str:
-    """The reply for an executed turn."""
+def execution_feedback(outcome: Outcome, workspace: Path | None = None) -> str:
+    """The reply for an executed turn: what ran, the files it changed, and (when a check failed) the current text
+    of the files the reply wrote, so the model sees whether its change landed."""
     last = outcome.results[-1]
+    files = render("files_changed", files=files_changed_text(outcome.files)) + "\n\n" if outcome.files else ""
+    for path, names in outcome.redefined:  # the fix went into a throwaway script: say so, and how to save it
+        files += render("unsaved_module", path=path, names=", ".join(f"{n}()" for n in names[:4])) + "\n\n"
+    subject, resend = (("file", render("resend_files")) if outcome.written else
+                       ("script", "the complete corrected script in one ```python block"))
     if last.exit_code != 0:
-        if last.timed_out:
+        if last.refused:
+            title, hint = "Not saved", "Use a plain relative path inside the current directory."
+        elif last.timed_out:
             title, hint = "Output before it was stopped", "It was stopped at the time limit: remove infinite loops or make it faster."
         elif last.oom_killed:
             title, hint = "Output before it was killed", "It ran out of memory: use less memory."
@@ -123,11 +145,15 @@ def execution_feedback(outcome: Outcome) -> str:
             title, hint = "Error", "It filled the workspace disk (its size is limited): write less data, or delete files."
         else:
             title, hint = "Error", "Fix the cause of the error."
-        return render("exec_failed", exit_code=last.exit_code, error_title=title,
-                      output=shorten_traceback(last.output) or "(no output)", hint=hint)
+        return render("exec_failed", exit_code=last.exit_code, error_title=title, files=files, subject=subject,
+                      resend=resend, output=shorten_traceback(last.output) or "(no output)", hint=hint)
     output = "\n".join(r.output.rstrip() for r in outcome.results).strip() or "(no output)"
     if outcome.checks and not all(c.passed for c in outcome.checks):
-        return render("checks_failed", checks=_checks_text(outcome.checks), output=output)
+        now = current_text(workspace, outcome.written) if workspace is not None and outcome.written else ""
+        if now:
+            files += render("files_now", files=now) + "\n\n"
+        return render("checks_failed", checks=_checks_text(outcome.checks), output=output, files=files,
+                      subject=subject, resend=resend)
     if outcome.checks:
-        return render("exec_ok_checks_passed", output=output, checks=_checks_text(outcome.checks))
-    return render("exec_ok", output=output)
+        return render("exec_ok_checks_passed", output=output, checks=_checks_text(outcome.checks), files=files)
+    return render("exec_ok", output=output, files=files)

@@ -35,7 +35,7 @@ def _last_message(proxy: SandboxProxy) -> dict[str, Any]:
 
 def proposes_code(proxy: SandboxProxy) -> bool:
     """The assistant's last message holds a block the proxy would run."""
-    return any(b.runnable_as == "python" for b in extract_code_blocks(_last_message(proxy).get("content")))
+    return any(b.actionable for b in extract_code_blocks(_last_message(proxy).get("content")))
 
 
 def enter_means(ag2_prompt: str, proxy: SandboxProxy) -> str:

@@ -26,7 +26,14 @@ class ExecResult:
     disk_full: bool = False
     """The workspace's disk limit was hit (ENOSPC) during this execution."""
     filename: str | None = None
+    """The file that ran (blockNN.py, or the path a `# filename:` line named), or the file saved."""
     language: str = "python"
+    saved_only: bool = False
+    """The block saved a file (`# filename:` with a suffix other than .py) and nothing ran."""
+    refused: str | None = None
+    """Why a `# filename:` block was not written (nothing ran); None when it was not refused."""
+    files: list[dict[str, Any]] = field(default_factory=list)
+    """Files of the workspace the block created, changed or deleted: {path, change, size}."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form for transcripts."""
@@ -88,7 +95,9 @@ class Executor(Protocol):
         """Create the sandbox (container); idempotent."""
 
     def execute(self, code: str, language: str = "python") -> ExecResult:
-        """Write the block into the workspace and run it, with the timeout and output limit applied."""
+        """Write the block into the workspace and run it, with the timeout and output limit applied. A block whose
+        first line is `# filename: path` is saved at that path and run only when it is a .py file
+        (agents/sandbox/filenames.py)."""
 
     def run_command(self, argv: list[str], timeout: float | None = None) -> ExecResult:
         """Run a command (e.g. pytest for a check) in the sandbox, in /workspace."""

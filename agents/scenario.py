@@ -6,12 +6,12 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo,
-                      field_validator,
-                      model_validator)
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag,
+                      ValidationInfo, field_validator, model_validator)
 
 from agents.defaults import SANDBOX_IMAGE
 from agents.errors import ScenarioError
+from agents.project_files import as_text, check_overlap, read_folder
 from agents.yamlio import Loc, load_yaml, validate
 
 
@@ -240,6 +240,15 @@ class StrategyConfig(Strict):
     sees the data it must handle instead of guessing its format (at most 4,000 characters in all)."""
 
 
+class FilesFromRecord(Strict):
+    """How a transcript records `files_from:`: the folder's text files went into `files:`; nothing is read again."""
+
+    folder: str
+    """The folder the scenario named."""
+    binary_files: dict[str, int] = Field(default_factory=dict)
+    """Its files that are not text (name -> bytes): listed only, so a replay's workspace lacks them."""
+
+
 class Scenario(Strict):
     """One scenario file."""
 
@@ -262,9 +271,15 @@ class Scenario(Strict):
     """Sampled repairs, repeat rejection and fresh attempts (agents/strategy.py)."""
     files: dict[str, str] = Field(default_factory=dict)
     """Files written into the workspace before the run (name -> content)."""
+    files_from: str | FilesFromRecord | None = None
+    """A folder (relative to the scenario file) copied into every attempt's workspace before the run, beside
+    `files:` (which wins for the same path); caps and skipped folders in agents/project_files.py. A transcript
+    records it as a FilesFromRecord, its text files being under `files:`."""
 
     path: Path | None = Field(default=None, exclude=True)
     """Where the scenario was loaded from (not part of the file)."""
+    _tree: dict[str, bytes] = PrivateAttr(default_factory=dict)
+    """The `files_from:` folder's files as read at load time (scenario_from_data)."""
 
     @field_validator("files")
     @classmethod
@@ -285,10 +300,24 @@ class Scenario(Strict):
         """Folder that relative paths (pytest checks) resolve against."""
         return self.path.parent if self.path else Path.cwd()
 
+    def starting_files(self) -> dict[str, bytes]:
+        """What every attempt's workspace starts with: the `files_from:` tree, then `files:` over it."""
+        return {**self._tree, **{name: text.encode("utf-8") for name, text in self.files.items()}}
+
+    def text_files(self) -> dict[str, str]:
+        """The starting files that are text (the `files_from:` tree's and `files:`), for the model's preview."""
+        texts = {name: as_text(content) for name, content in self.starting_files().items()}
+        return {name: text for name, text in texts.items() if text is not None}
+
     def snapshot(self) -> dict[str, Any]:
-        """JSON-ready copy for the transcript."""
+        """JSON-ready copy for the transcript: self-contained, the `files_from:` tree expanded into `files`."""
         data = self.model_dump(mode="json", exclude_none=False)
         data["source"] = str(self.path) if self.path else None
+        if isinstance(self.files_from, str):
+            texts = {name: as_text(content) for name, content in self._tree.items()}
+            data["files"] = {**{n: t for n, t in texts.items() if t is not None}, **self.files}
+            data["files_from"] = FilesFromRecord(folder=self.files_from, binary_files={
+                n: len(self._tree[n]) for n, t in texts.items() if t is None and n not in self.files}).model_dump()
         return data
 
 
@@ -349,6 +378,10 @@ def scenario_from_data(data: Any, lines: dict[Loc, int], origin: str, path: Path
         if isinstance(check, PytestCheck) and not (scenario.base_dir / check.pytest).is_file():
             line = lines.get(("checks",), "?")
             raise ScenarioError(f"{origin}:{line}: checks: pytest file '{check.pytest}' not found next to the scenario")
+    if isinstance(scenario.files_from, str):
+        where = f"{origin}:{lines.get(('files_from',), '?')}: files_from"
+        scenario._tree = read_folder(scenario.base_dir / scenario.files_from, where)
+        check_overlap(scenario._tree, scenario.files, where)
     return scenario
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from autogen import ConversableAgent
 
 from agents.codeblocks import classify_reply
+from agents.models.loops import salvaged_loop
 from agents.prompts import render
 from agents.protocols import Display, ModelProvider, Recorder
 from agents.repeats import RepeatMemory, Seen
@@ -80,6 +81,8 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
             params = _sampling_params(provider, sampling, policy.config.top_p)
             ok, text = ConversableAgent.generate_oai_reply(agent, asked, sender, config, **params, **kwargs)
             content = text.get("content") if isinstance(text, dict) else text
+            if ok and (salvaged := salvaged_loop(provider)) is not None:  # a loop of lines cut back to one copy
+                recorder.event("reply_salvaged", attempt=policy.attempt, turn=turn, resample=resample, **salvaged)
             earlier = memory.find(content) if ok else None
             kind = classify_reply(content) if ok else None
             reason = None if not ok else "repeat" if earlier is not None else "cut" if kind == "unclosed" \
@@ -113,7 +116,7 @@ def reask_messages(history: list[dict[str, Any]], reason: str, content: str, ear
     kept and its script asked for (prose_reply: keep); a looping reply is dropped, since it would be copied. The
     re-ask exchange is recorded as an event, not kept in the conversation's history."""
     if reason == "repeat":
-        follow_up = render("repeat_reask", where=earlier.where, summary=earlier.summary)
+        follow_up = earlier.feedback(reask=True)
     elif reason == "no_code" and config.prose_reply == "keep":
         follow_up = render("prose_followup")
     else:

@@ -46,4 +46,5 @@ def summary(result: RunResult, seconds: float) -> dict[str, Any]:
             "attempts": t.get("attempts", 1), "turns": t.get("turns", 0), "executions": t.get("executions", 0),
             "rejected_repeats": t.get("rejected_repeats", 0),
             "tokens": (t.get("prompt_tokens") or 0) + (t.get("completion_tokens") or 0),
-            "seconds": round(seconds, 3)}
+            "seconds": round(seconds, 3),
+            "changed_files": [{"path": f["path"], "change": f["change"]} for f in result.changed_files]}

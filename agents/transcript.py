@@ -130,6 +130,9 @@ def compute_totals(messages: list[dict[str, Any]], seconds: float | None = None,
         "rejected_cut": sum(1 for r in rejected if r.get("reason") == "cut"),
         "rejected_no_code": sum(1 for r in rejected if r.get("reason") == "no_code"),
         "blocked_repeats": sum(1 for m in messages if (m.get("outcome") or {}).get("kind") == "repeat"),
+        "salvaged_replies": sum(1 for u in usage if ((u.get("extra") or {}).get("loop") or {}).get("salvaged")),
+        "refused_files": sum(1 for e in execs if e.get("refused")),
+        "saved_files": sum(1 for m in messages for _ in (m.get("outcome") or {}).get("written") or []),
     }
     if seconds is not None:
         totals["seconds"] = round(seconds, 3)
@@ -168,7 +171,7 @@ def _from_events(path: Path) -> dict[str, Any]:
             "chosen_attempt": (end or {}).get("chosen_attempt") or _reached(attempts, messages), "attempts": attempts, "rejected_replies": rejected,
             "messages": messages, "totals": (end or {}).get("totals") or compute_totals(messages, None, rejected,
                                                                                         attempts),
-            "recovered_from_events": True}
+            "changed_files": (end or {}).get("changed_files") or [], "recovered_from_events": True}
 
 
 def _reached(attempts: list[dict[str, Any]], messages: list[dict[str, Any]]) -> int | None:

@@ -3,7 +3,9 @@
 The first cases are ported from AG2's own suite (ag2 repository, test/coding/test_commandline_code_executor.py:
 `_test_execute_code`, `_test_timeout`, `_test_restart`, `_test_conversable_agent_code_execution`, multiple blocks,
 the python/Python/py spellings). Where ours deliberately differs (shell refused, network off, read-only root,
-limits, bounded output, fresh container on restart, no `# filename:`), the test asserts the difference.
+limits, bounded output, fresh container on restart, only the explicit `# filename:` form, data files saved without
+their comment line, no `..`), the test asserts the difference. The `# filename:` cases are AG2's `_test_save_files`,
+`test_valid_relative_path` and `test_invalid_relative_path`.
 Real containers and real AG2 agents; the only stand-in is the scripted model.
 """
 
@@ -204,14 +206,73 @@ def test_output_is_bounded(kind: str, new_executor: Factory, sandbox_image: str,
         assert result.exit_code == 0 and result.output.count("x") == 100000
 
 
-def test_a_filename_comment_does_not_choose_the_file(kind: str, new_executor: Factory) -> None:
+# -- AG2's `# filename:` cases (test_commandline_code_executor.py: _test_save_files, test_valid_relative_path,
+# test_invalid_relative_path), ours beside AG2's on the same blocks ------------------------------------------
+@pytest.mark.parametrize("first_line", ["# filename: test.py", "# filename:test.py", "#filename: sub/test.py"])
+def test_a_filename_line_saves_the_python_file_and_runs_it(kind: str, first_line: str, new_executor: Factory) -> None:
+    if kind == "ag2" and not first_line.startswith("# "):
+        pytest.skip("AG2 needs '# ' (hash and space) before the name")
     executor = new_executor()
-    result = run(executor, "# filename: chosen.py\nprint('hi')")
-    assert result.exit_code == 0 and "hi" in result.output
-    if kind == "codeduet":  # files are always block01.py, block02.py...: no write where the block points
-        assert Path(result.code_file).name == "block01.py" and not (executor.work_dir / "chosen.py").exists()
+    name = first_line.split(":", 1)[1].strip()
+    code = f"{first_line}\n\nimport sys; print('hello world!')\n"
+    result = run(executor, code)
+    assert result.exit_code == 0 and "hello world!" in result.output
+    assert Path(result.code_file).resolve() == (executor.work_dir / name).resolve()
+    assert (executor.work_dir / name).read_text() == code  # saved whole, the comment line included (as AG2)
+
+
+@pytest.mark.parametrize("language, first_line, body", [
+    ("javascript", "// filename: test.js", "console.log('hello world!')"),
+    ("css", "/* filename: test.css */", "h1 { color: red; }"),
+    ("html", "<!-- filename: test.html -->", "<h1>hello world!</h1>"),
+])
+def test_a_filename_line_in_another_language_saves_the_file_without_running_it(
+        kind: str, language: str, first_line: str, body: str, new_executor: Factory) -> None:
+    executor = new_executor()
+    result = run(executor, f"{first_line}\n{body}", language)
+    name = first_line.split("filename:", 1)[1].split()[0]
+    assert result.exit_code == 0 and "hello world!" not in result.output.replace(body, "")
+    assert Path(result.code_file).name == name and (executor.work_dir / name).exists()
+    saved = (executor.work_dir / name).read_text()
+    if kind == "codeduet":  # deliberate: a data file does not keep the comment line (it would break its format),
+        # and it ends with one newline
+        assert saved == body + "\n" and f"saved {name}" in result.output
     else:
-        assert Path(result.code_file).name == "chosen.py"
+        assert saved == f"{first_line}\n{body}"
+
+
+@pytest.mark.parametrize("first_line, ag2_name", [("# test.py", "test.py"), ("# compute the sum", "compute the sum")])
+def test_a_comment_without_filename_names_no_file(kind: str, first_line: str, ag2_name: str,
+                                                  new_executor: Factory) -> None:
+    executor = new_executor()
+    result = run(executor, f"{first_line}\nprint('hello world!')")
+    assert result.exit_code == 0 and "hello world!" in result.output
+    if kind == "codeduet":  # deliberate: only the explicit `filename:` form names a file
+        assert Path(result.code_file).name == "block01.py" and not (executor.work_dir / ag2_name).exists()
+    else:
+        assert Path(result.code_file).name == ag2_name
+
+
+@pytest.mark.parametrize("path", ["/tmp/test.py", "../test.py", "sub/../../test.py"])
+def test_a_path_outside_the_workspace_is_refused(kind: str, path: str, new_executor: Factory, tmp_path: Path) -> None:
+    executor = new_executor()
+    result = run(executor, f"# filename: {path}\n\nprint('hello world')\n")
+    assert result.exit_code == 1 and "hello world" not in result.output and result.code_file is None
+    assert not (tmp_path / "test.py").exists() and not Path("/tmp/test.py").exists()
+    if kind == "codeduet":
+        assert "not saved" in result.output and path in result.output
+    else:
+        assert "Filename is not in the workspace" in result.output
+
+
+def test_a_dotdot_that_stays_inside_is_refused_by_ours_only(kind: str, new_executor: Factory) -> None:
+    executor = new_executor()
+    result = run(executor, "# filename: sub/../test.py\nprint('hello world')")
+    if kind == "codeduet":  # deliberate: no '..' at all, rather than resolving it against the host folder
+        assert result.exit_code == 1 and "leaves the workspace" in result.output
+        assert not (executor.work_dir / "test.py").exists()
+    else:
+        assert result.exit_code == 0 and Path(result.code_file).name == "test.py"
 
 
 # -- lifecycle of ours --------------------------------------------------------------------------------

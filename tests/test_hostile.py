@@ -686,6 +686,60 @@ def test_links_specials_and_a_tar_bomb_never_leave_the_run_folder(sandbox_image,
     assert not (ws / "sparse.bin").exists() and not (ws / "hard-copy.py").exists()
     assert sum(p.stat().st_size for p in entries if p.is_file()) <= 64 * 1024**2
     assert len(list((ws / "many").iterdir())) <= 6000
-    assert {p.name for p in result.run_dir.iterdir()} <= {"workspace", "events.jsonl", "transcript.json"}
+    # changes.diff lists what the run left in its workspace: only what was copied back, bounded like it
+    assert {p.name for p in result.run_dir.iterdir()} <= {"workspace", "events.jsonl", "transcript.json",
+                                                          "changes.diff"}
+    diff = result.run_dir / "changes.diff"
+    if diff.exists():
+        assert diff.stat().st_size <= 2 * 64 * 1024**2
+        text = diff.read_text()
+        assert "sparse.bin" not in text and "hard-copy.py" not in text
     assert free_before - shutil.disk_usage(workspaces).free < 512 * 1024**2
     evidence("tar bomb", first_exec(bomb), files_copied=len(list((ws / "many").iterdir())))
+
+
+# -- `# filename:` blocks that aim outside the workspace ------------------------------------------------------
+
+def file_block(path: str, body: str = "print('written')") -> str:
+    """A reply whose one block names a file (AG2's convention)."""
+    return f"```python\n# filename: {path}\n{body}\n```"
+
+
+def test_filename_blocks_never_write_outside_the_workspace(sandbox_image, workspaces, scenario_file, tmp_path):
+    host_target = tmp_path / "host-target.py"
+    run_parent = workspaces / "t"
+    checks_src = tmp_path / "test_honest.py"
+    checks_src.write_text("def test_honest():\n    assert open('honest.txt').read() == 'yes'\n")
+    plant = py("import os\nos.symlink('/etc', 'etc-link')\nos.symlink('/tmp', 'tmp-link')\nos.makedirs('d')\n"
+               f"os.symlink({str(tmp_path)!r}, 'd/host-link')\nprint('planted')")
+    replies = [
+        plant,
+        file_block(str(host_target)),                       # absolute
+        file_block("../../escaped.py"),                     # ..
+        file_block("etc-link/codeduet-evil.conf", "x = 1"),  # a link the sandbox made, out of /workspace
+        file_block("tmp-link/evil.py"),
+        file_block("d/host-link/host-target.py"),           # a link to a host path
+        file_block(".codeduet_checks/test_honest.py", "def test_honest():\n    assert True"),  # the checks
+        file_block("big.txt", "x" * (2 * 1024 * 1024)),     # over the workspace's size (disk: 1m)
+        file_block(""),                                     # empty
+        py("open('honest.txt', 'w').write('no'); print('done')"),
+    ]
+    result = run(scenario_file(replies, checks=[{"pytest": "test_honest.py"}], sandbox={"disk": "1m"},
+                               user_proxy={"max_consecutive_auto_reply": 20}))
+    execs = [first_exec(r) for r in reports(result)]
+    refused = execs[1:9]
+    assert all(e["exit_code"] == 1 and e["refused"] and e["output"].startswith("[codeduet: not saved:")
+               and e["output"].count("\n") == 0 for e in refused), [e["output"] for e in refused]
+    for e, words in zip(refused, ["absolute path", "leaves the workspace", "symlink etc-link", "symlink tmp-link",
+                                  "symlink d", "checks' folder", "size limit (1m)", "names no file"]):
+        assert words in e["output"], e["output"]
+    # nothing was written: not on the host, not in the run folder, not through the sandbox's links
+    assert not host_target.exists() and not (run_parent / "escaped.py").exists()
+    assert not any(p.name in ("escaped.py", "host-target.py", "big.txt", "evil.py") for p in workspaces.rglob("*"))
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("host-target")] == []
+    ws = result.run_dir / "workspace"
+    assert not (ws / "big.txt").exists() and not any(p.is_symlink() for p in ws.rglob("*"))
+    # the checks stay honest: the last block wrote 'no', and the real check failed on it
+    last = reports(result)[-1]["outcome"]
+    assert last["checks"] and not last["checks"][0]["passed"] and result.status != "success"
+    evidence("filename escapes", execs[1], refused=len(refused), host_written=host_target.exists())

@@ -90,6 +90,29 @@ def run_block(executor: Any, code: str) -> Any:
     return executor.execute_code_blocks([CodeBlock(code=code, language="python")])
 
 
+FILENAME_CASES: dict[str, tuple[str, str]] = {
+    # the `# filename:` convention: (language, block); AG2's rule is autogen/coding/utils.py
+    "# filename: test.py": ("python", "# filename: test.py\nprint('ran')"),
+    "# compute the sum (a comment)": ("python", "# compute the sum\nprint('ran')"),
+    "# filename: sub/../inside.py": ("python", "# filename: sub/../inside.py\nprint('ran')"),
+    "# filename: /tmp/abs.py": ("python", "# filename: /tmp/abs.py\nprint('ran')"),
+    "// filename: data.json (json block)": ("json", '// filename: data.json\n{"a": 1}'),
+}
+
+
+def filename_cases(executor: Any) -> dict[str, str]:
+    """What each `# filename:` case did: exit code, the file written (relative to the work dir), whether it ran."""
+    from autogen.coding import CodeBlock
+
+    out = {}
+    for name, (language, code) in FILENAME_CASES.items():
+        r = executor.execute_code_blocks([CodeBlock(code=code, language=language)])
+        written = Path(r.code_file).relative_to(Path(executor.work_dir).resolve()).as_posix() \
+            if r.code_file and Path(r.code_file).resolve().is_relative_to(Path(executor.work_dir).resolve()) else "-"
+        out[name] = f"exit {r.exit_code}, file {written!r}{', ran' if 'ran' in r.output else ''}"
+    return out
+
+
 def probe_limits(executor: Any) -> dict[str, dict[str, Any]]:
     """Run every probe; {name: {"enforced": bool, "exit_code": int, "output": last line}}."""
     results = {}
@@ -189,6 +212,8 @@ def table(report: dict[str, Any]) -> Table:
             cells.append(f"{'[green]yes[/]' if p['enforced'] else '[red]no[/]'} ({escape(shown)})")
         t.add_row(name, *cells)
     t.add_row("containers left after kill -9", *(str(report["crash_leftovers"][k]) for k in KINDS))
+    for name in FILENAME_CASES:
+        t.add_row(escape(name), *(escape(report.get("filenames", {}).get(k, {}).get(name, "")) for k in KINDS))
     return t
 
 
@@ -206,6 +231,7 @@ def main(console: Console, *, n: int, out: Path | None, image: str = IMAGE) -> d
                 times = latencies(executors, n)
             with console.status("limits..."):
                 limits = {kind: probe_limits(ex) for kind, ex in executors.items()}
+            filenames = {kind: filename_cases(ex) for kind, ex in executors.items()}
         finally:
             for ex in executors.values():
                 ex.stop()
@@ -215,7 +241,8 @@ def main(console: Console, *, n: int, out: Path | None, image: str = IMAGE) -> d
     report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": machine(),
               "commit": git_commit(), "image": image, "n": n, "warmup": WARMUP, "grace_s": GRACE_S,
               "load_average_1_5_15": {"before": load_before, "after": os.getloadavg()},
-              "latency": summarize(times), "limits": limits, "crash_leftovers": leftovers, "raw_seconds": times}
+              "latency": summarize(times), "limits": limits, "crash_leftovers": leftovers, "filenames": filenames,
+              "raw_seconds": times}
     (out / "ag2_executors.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     console.print(table(report))
     console.print(f"written: {out / 'ag2_executors.json'}", soft_wrap=True)

@@ -63,8 +63,9 @@ def run_one(scenario: Any, workspaces: Path, model: str | None = None,
                                                attempts=attempts), NullDisplay())
     totals = result.totals
     messages = json.loads(result.transcript.read_text(encoding="utf-8")).get("messages", [])
-    cut = sum(1 for m in messages if ((m.get("usage") or {}).get("extra") or {}).get("finish_reason")
-              in ("length", "repetition")) + totals.get("rejected_cut", 0)
+    extras = [(m.get("usage") or {}).get("extra") or {} for m in messages]
+    cut = sum(1 for x in extras if x.get("finish_reason") in ("length", "repetition")
+              and not (x.get("loop") or {}).get("salvaged")) + totals.get("rejected_cut", 0)
     return {"scenario": scenario.name, "status": result.status, "turns": totals.get("turns", 0),
             "executions": totals.get("executions", 0), "failed_executions": totals.get("failed_executions", 0),
             "completion_tokens": totals.get("completion_tokens", 0), "cut_replies": cut,
@@ -72,7 +73,9 @@ def run_one(scenario: Any, workspaces: Path, model: str | None = None,
             "reason": result.reason, "attempts": totals.get("attempts", 1),
             "rejected_repeats": totals.get("rejected_repeats", 0), "rejected_cut": totals.get("rejected_cut", 0),
             "rejected_no_code": totals.get("rejected_no_code", 0), "blocked_repeats": totals.get("blocked_repeats", 0),
-            "identical_resends_executed": identical_resends_executed(messages)}
+            "identical_resends_executed": identical_resends_executed(messages),
+            "salvaged_replies": totals.get("salvaged_replies", 0), "refused_files": totals.get("refused_files", 0),
+            "saved_files": totals.get("saved_files", 0), "prompt_tokens": totals.get("prompt_tokens", 0)}
 
 
 def identical_resends_executed(messages: list[dict[str, Any]]) -> int:
@@ -110,6 +113,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "rejected_no_code": sum(r.get("rejected_no_code", 0) for r in rows),
         "blocked_repeats": sum(r.get("blocked_repeats", 0) for r in rows),
         "identical_resends_executed": sum(r.get("identical_resends_executed", 0) for r in rows),
+        **{key: sum(r.get(key, 0) for r in rows) for key in
+           ("salvaged_replies", "refused_files", "saved_files", "prompt_tokens", "completion_tokens")},
         "mean_turns_success": round(statistics.mean(r["turns"] for r in ok), 2) if ok else None,
         "seconds": round(sum(r["seconds"] for r in rows), 1),
         "per_scenario": {name: {"success_rate": round(sum(r["status"] == "success" for r in rs) / len(rs), 3),

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.defaults import COMMAND
 from agents.errors import ModelUnavailable
 from agents.models import download
+from agents.models.loops import find_loop, stopped_reply
 from agents.models.response import (InProcessClientMixin, InProcessProviderMixin, StreamedReply,
                                      clean_messages)
 from agents.protocols import TokenSink, Usage
@@ -167,25 +168,30 @@ def chat(model: LoadedModel, messages: list[dict[str, Any]], *, max_tokens: int,
         cached = llm.longest_token_prefix(llm._input_ids.tolist(), tokens)
         _perf(llm, reset=True)
         reply = StreamedReply(on_token)
-        finish = None
+        finish = loop = None
         for chunk in llm.create_chat_completion(messages=msgs, stream=True, max_tokens=budget,
                                                 temperature=temperature, top_p=top_p, seed=seed):
             choice = chunk["choices"][0]
             finish = choice.get("finish_reason") or finish
-            if (reply.add(choice.get("delta", {}).get("content")) and len(reply.parts) % 16 == 0
-                    and looping("".join(reply.parts[-200:]))):
+            piece = choice.get("delta", {}).get("content")
+            if not reply.add(piece):
+                continue
+            if "\n" in piece:  # a line ended: a block of lines repeated (any period)?
+                loop = find_loop(reply.text)
+            if loop is not None or (len(reply.parts) % 16 == 0 and looping("".join(reply.parts[-200:]))):
                 finish = "repetition"
                 break
         perf = _perf(llm)
         # every generated token but the last is evaluated; the last is EOS (dropped) unless the budget ran out
         completion = max(0, llm.n_tokens - len(tokens)) + (1 if finish in ("length", "repetition") else 0)
-    extra: dict[str, Any] = {**notes, "finish_reason": finish, "temperature": temperature, "seed": seed}
+    text, loop_note = stopped_reply(reply.text, loop)
+    extra: dict[str, Any] = {**notes, "finish_reason": finish, "temperature": temperature, "seed": seed, **loop_note}
     if perf is not None:
         extra["prompt_eval_tokens"] = int(perf.n_p_eval)
         extra["prompt_eval_s"] = round(perf.t_p_eval_ms / 1000, 4)
         extra["eval_s"] = round(perf.t_eval_ms / 1000, 4)
-    return reply.text, reply.usage(prompt_tokens=len(tokens), completion_tokens=completion, cached_tokens=cached,
-                                   extra=extra)
+    return text, reply.usage(prompt_tokens=len(tokens), completion_tokens=completion, cached_tokens=cached,
+                             extra=extra)
 
 
 class LlamaCppClient(InProcessClientMixin):

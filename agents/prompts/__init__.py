@@ -7,8 +7,8 @@ from pathlib import Path
 from string import Template
 
 HERE = Path(__file__).parent
-PROMPT_VERSION = "v4"
-"""v4: a prose-only reply is kept and the code it describes asked for (prose_followup). v3: repair feedback asks for one sentence on the faulty line before the script. v2: closest output line for failed stdout checks, repeat and cut-reply re-asks, fresh-attempt task (strategy)."""
+PROMPT_VERSION = "v5"
+"""v5: for a task about Python files the system prompt teaches `# filename:` (a block saves a file), feedback lists the files a reply changed and, when a check fails, shows the files it saved. v4: a prose-only reply is kept and the code it describes asked for (prose_followup). v3: repair feedback asks for one sentence on the faulty line before the script. v2: closest output line for failed stdout checks, repeat and cut-reply re-asks, fresh-attempt task (strategy)."""
 
 
 @lru_cache(maxsize=None)
@@ -22,6 +22,8 @@ def render(name: str, **values: object) -> str:
     return template(name).safe_substitute({k: str(v) for k, v in values.items()}).strip()
 
 
-def system_message() -> str:
-    """The default self-debug system message for small local models."""
-    return render("system")
+def system_message(files: bool = False) -> str:
+    """The default self-debug system message for small local models: for a task about Python files (`files`), the
+    one that also teaches `# filename:` (system_files.md); otherwise the script prompt, unchanged since v4, since
+    the file rules changed the 1.5B model's greedy script for clean_emails from right to wrong."""
+    return render("system_files" if files else "system")

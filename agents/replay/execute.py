@@ -57,11 +57,12 @@ class BlockReport:
 
 
 def runnable(message: dict[str, Any]) -> list[CodeBlock]:
-    """The blocks of an assistant message the proxy would run (recorded, else re-extracted)."""
+    """The blocks of an assistant message the proxy acted on, in order: Python to run and files to save
+    (`# filename:`), recorded, else re-extracted."""
     raw = message.get("code_blocks")
     blocks = [CodeBlock(b.get("language", ""), b.get("code", "")) for b in raw] if raw is not None \
         else extract_code_blocks(message.get("content"))
-    return [b for b in blocks if b.runnable_as == "python"]
+    return [b for b in blocks if b.actionable]
 
 
 def recorded_blocks(t: dict[str, Any]) -> list[RecordedBlock]:
@@ -172,6 +173,7 @@ def _replay_attempt(t: dict[str, Any], cfg: SandboxConfig, blocks: list[Recorded
     try:
         executor.start()
         for block in blocks:
+            # a `# filename:` block is saved again where it was (and run when it is a .py), in the recorded order
             result = executor.execute(block.code, "sh" if block.language == "sh" else "python")
             checks = None  # compared only when the block ran clean again (otherwise the exit code already differs)
             if block.checks and scenario is not None and result.exit_code == 0:

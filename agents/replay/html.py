@@ -12,6 +12,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from agents.changes import DIFF_FILE, changes_title, line_kinds, shown_diff
 from agents.codeblocks import FENCE
 from agents.replay.show import message_time, model_label, parse_time, totals_label
 from agents.replay.timeline import attempt_label, rejected_label, timeline
@@ -132,6 +133,21 @@ def header_html(t: dict[str, Any]) -> str:
             f'</details></header>')
 
 
+def changes_html(t: dict[str, Any]) -> str:
+    """The kept attempt's changes.diff, each line escaped and coloured by kind; '' when the run changed nothing."""
+    changed, lines, more = shown_diff(t)
+    if not changed:
+        return ""
+    files = "".join(f'<li class="{esc(f.get("change"))}">{esc(f.get("change"))} {esc(f.get("path"))}</li>'
+                    for f in changed)
+    body = "".join(f'<span class="{kind or "ctx"}">{esc(line)}</span>\n'
+                   for line, kind in zip(lines, line_kinds(lines)))
+    note = f'<p class="more">… {more} more diff lines in {esc(DIFF_FILE)}</p>' if more else ""
+    diff = f'<pre class="diff">{body}</pre>' if body else ""
+    return (f'<section class="changes"><h2>{esc(changes_title(changed))}</h2><ul class="files">{files}</ul>'
+            f'{diff}{note}</section>')
+
+
 def render_html(t: dict[str, Any]) -> str:
     """The whole page as a string (no external assets: CSS inline, no scripts, no fonts, no images)."""
     started = parse_time(t.get("started_at"))
@@ -154,7 +170,7 @@ def render_html(t: dict[str, Any]) -> str:
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>codeduet · {esc(scenario)} · {esc(t.get('status', '?'))}</title>"
             f"<style>{css}</style></head><body>{header_html(t)}"
-            f'<main class="chat">{messages}</main>'
+            f'<main class="chat">{messages}</main>{changes_html(t)}'
             f'<footer>codeduet transcript {esc(t.get("format", ""))} · run {esc(t.get("run_id", ""))}</footer>'
             "</body></html>\n")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,17 @@ def workspace_files(run_dir: Path, warn: Any = None, attempt: int | None = None)
     return files
 
 
+def seeded_files(recorded: dict[str, str], run_dir: Path, attempt: int, warn: Any = None) -> dict[str, str]:
+    """The parent's kept workspace over the files it started with; one it deleted stays deleted. A `files_from:`
+    folder is not read again: its text files are among the recorded ones (agents/scenario.py snapshot)."""
+    from agents.attempt import workspace_name
+
+    root = run_dir / workspace_name(attempt)
+    if root.is_dir():
+        recorded = {name: text for name, text in recorded.items() if os.path.lexists(root / name)}
+    return {**recorded, **workspace_files(run_dir, warn, attempt)}
+
+
 def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) -> Any:
     """The recorded scenario, seeded with the parent's workspace; a scripted model skips its used replies."""
     from agents.scenario import scenario_from_data
@@ -89,8 +101,7 @@ def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) 
         raise ScenarioError(f"{t.get('run_dir')}: the transcript holds no scenario to resume")
     source = snap.pop("source", None)
     path = Path(source) if source and Path(source).is_file() else None
-    snap["files"] = {**(snap.get("files") or {}),
-                     **workspace_files(Path(str(t.get("run_dir"))), warn, kept_attempt(t))}
+    snap["files"] = seeded_files(snap.get("files") or {}, Path(str(t.get("run_dir"))), kept_attempt(t), warn)
     inline = snap.get("model")
     if model is None and isinstance(inline, dict) and inline.get("provider") == "scripted":
         used = sum(1 for m in t.get("messages") or [] if m.get("role") == "assistant") + \

@@ -8,10 +8,13 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from agents.changes import DIFF_FILE, changes_title, line_kinds, shown_diff
 from agents.display import message_panel
 from agents.replay.timeline import attempt_label, rejected_label, timeline
 
+DIFF_STYLE = {"add": "green", "del": "red", "hunk": "cyan", "head": "bold", "note": "yellow"}
 STATUS_STYLE = {"success": "bold green", "failed": "bold red", "max_replies": "bold yellow",
                 "interrupted": "bold yellow", "error": "bold red"}
 
@@ -114,5 +117,22 @@ def show_run(console: Console, t: dict[str, Any], step: bool = False) -> None:
             step = False
         shown += 1
         console.print(message_panel(item, time=message_time(item, started)))
+    show_changes(console, t)
     status = t.get("status", "?")
     console.rule(f"[{STATUS_STYLE.get(status, 'bold')}]{status}[/] · {len(messages)} messages · {totals_label(t)}")
+
+
+def show_changes(console: Console, t: dict[str, Any]) -> None:
+    """What the kept attempt changed (its changes.diff, coloured), under a 'changes (N files)' rule; nothing if none."""
+    changed, lines, more = shown_diff(t)
+    if not changed:
+        return
+    console.rule(f"[bold]{changes_title(changed)}", style="cyan")
+    for line, kind in zip(lines, line_kinds(lines)):
+        console.print(Text(line, style=DIFF_STYLE.get(kind, "")), soft_wrap=True)
+    if not lines:  # the run folder lost its changes.diff: the list the transcript keeps
+        for f in changed:
+            console.print(Text(f"{f.get('change')} {f.get('path')}"), soft_wrap=True)
+    if more:
+        console.print(Text(f"… {more} more diff lines in {t.get('run_dir')}/{DIFF_FILE}", style="dim"),
+                      soft_wrap=True)

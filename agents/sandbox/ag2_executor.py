@@ -21,6 +21,7 @@ from autogen.coding.markdown_code_extractor import MarkdownCodeExtractor
 
 from agents.codeblocks import ALIASES
 from agents.sandbox.docker_executor import LABEL, DockerExecutor
+from agents.sandbox.filenames import declared_filename
 from agents.sandbox.reaper import Reaper
 from agents.scenario import SandboxConfig
 from agents.yamlio import validate
@@ -72,14 +73,16 @@ class SandboxCodeExecutor(CodeExecutor):
         files: list[str] = []
         exit_code = 0
         for block in code_blocks:
-            if ALIASES.get(block.language.lower()) != "python":
+            named = declared_filename(block.code) is not None  # AG2's `# filename:`: saved there, run if .py
+            if ALIASES.get(block.language.lower()) != "python" and not named:
                 outputs.append(REFUSED.format(language=block.language))
                 exit_code = 1
                 break
             sandbox = self._running()
             result = sandbox.execute(block.code, "python")
             self._blocks = sandbox.counter
-            files.append(str(sandbox.workspace / (result.filename or "")))
+            if result.filename:
+                files.append(str(sandbox.workspace / result.filename))
             # a timeout reads as in AG2: exit code 124 (even when SIGKILL was needed) and its marker line
             outputs.append(f"{result.output}\n{TIMEOUT_MSG}" if result.timed_out else result.output)
             exit_code = 124 if result.timed_out else result.exit_code
@@ -115,7 +118,8 @@ class SandboxCodeExecutor(CodeExecutor):
 
     @property
     def work_dir(self) -> Path:
-        """The host folder mounted at /workspace; code files are saved there as block01.py, block02.py, ..."""
+        """The host folder kept in step with /workspace; code files are saved there as block01.py, block02.py, ...,
+        or at the path a block's first line names (`# filename: path`)."""
         return self._work_dir
 
     @property

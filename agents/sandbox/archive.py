@@ -87,6 +87,27 @@ def safe_relpath(name: str) -> str | None:
     return "/".join(parts)
 
 
+def regular_files(root: Path) -> Iterator[tuple[str, os.stat_result]]:
+    """(relative path, stat) of every regular file below root; links are never followed."""
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        try:
+            entries = list(os.scandir(root / rel if rel else root))
+        except OSError:
+            continue
+        for e in entries:
+            path = f"{rel}/{e.name}" if rel else e.name
+            try:
+                st = e.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                stack.append(path)
+            elif stat.S_ISREG(st.st_mode):
+                yield path, st
+
+
 class WorkspaceSync:
     """Keeps the host folder and the container's /workspace in step, one block at a time."""
 
@@ -101,23 +122,7 @@ class WorkspaceSync:
     # -- host -> container -----------------------------------------------------------------------
     def _host_files(self) -> Iterator[tuple[str, os.stat_result]]:
         """Regular files of the host folder (links are never followed nor sent)."""
-        stack = [""]
-        while stack:
-            rel = stack.pop()
-            try:
-                entries = list(os.scandir(self.root / rel if rel else self.root))
-            except OSError:
-                continue
-            for e in entries:
-                path = f"{rel}/{e.name}" if rel else e.name
-                try:
-                    st = e.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if stat.S_ISDIR(st.st_mode):
-                    stack.append(path)
-                elif stat.S_ISREG(st.st_mode):
-                    yield path, st
+        return regular_files(self.root)
 
     def changed(self) -> list[tuple[str, os.stat_result]]:
         """Host files written since the last sync (by codeduet: the block, a check file, scenario files)."""

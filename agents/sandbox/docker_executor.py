@@ -17,6 +17,7 @@ from agents.errors import DockerUnavailable
 from agents.protocols import ExecResult
 from agents.sandbox.archive import CopyReport, WorkspaceSync
 from agents.sandbox.error_locals import python_argv
+from agents.sandbox.filenames import package_of, place_block
 from agents.sandbox.output import BoundedOutput
 from agents.sandbox.runner import RUNNER, RunnerBroken, RunnerClient
 from agents.sandbox.safe_write import write_new_file
@@ -65,7 +66,9 @@ def hardening(cfg: SandboxConfig) -> dict[str, Any]:
         "cap_drop": ["ALL"],
         "security_opt": ["no-new-privileges"],
         "ipc_mode": "private",
-        "environment": {"HOME": "/tmp", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"},
+        "environment": {"HOME": "/tmp", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg",
+                        # no .pyc: a module saved twice within a second at the same size would run stale
+                        "PYTHONDONTWRITEBYTECODE": "1"},
         "mounts": [workspace_mount(cfg)],
     }
 
@@ -148,14 +151,17 @@ class DockerExecutor:
 
     # -- execution ---------------------------------------------------------------------------
     def execute(self, code: str, language: str = "python") -> ExecResult:
-        """Write the block to the host workspace (put into the container before it runs) and run it."""
-        self.counter += 1
-        filename = f"block{self.counter:02d}{SUFFIX[language]}"
-        # never write through a symlink an earlier block planted at this name (it could point at a host file)
-        write_new_file(self.workspace, filename, code)
+        """Write the block to the host workspace (put into the container before it runs) and run it; a block whose
+        first line is `# filename: path` is saved at that path, and run only when it is a .py file."""
+        placed = place_block(self.workspace, code, language, self.cfg.disk_bytes, self.cfg.disk, self._next_name,
+                             self.links_on)
+        if isinstance(placed, ExecResult):  # a file only saved, or refused
+            return placed
+        filename, language, note = placed
         self._fallback = [*RUNNERS[language], "-c", code]  # if the code filled the workspace: the run goes on
         try:
-            argv = python_argv("python3", filename, self.cfg.error_locals) if language == "python" \
+            argv = python_argv("python3", filename, self.cfg.error_locals,
+                               package_of(self.workspace, filename)) if language == "python" \
                 else [*RUNNERS[language], filename]
             result = self.run_command(argv)
         finally:
@@ -165,7 +171,25 @@ class DockerExecutor:
                               f"not be written in it; the block ran as `{RUNNERS[language][0]} -c`]")
         result.filename = filename
         result.language = language
+        result.output = f"{note}\n{result.output}" if note else result.output
         return result
+
+    def _next_name(self, language: str) -> str:
+        """The next throwaway file name: block01.py, block02.sh, ..."""
+        self.counter += 1
+        return f"block{self.counter:02d}{SUFFIX[language]}"
+
+    def links_on(self, path: str) -> list[str]:
+        """The components of a workspace path that are symlinks in the container (links are never copied back)."""
+        self.start()
+        parts = path.split("/")
+        prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+        script = 'for p; do [ -L "/workspace/$p" ] && echo "$p"; done; true'
+        try:
+            _, raw = self.container.exec_run(["sh", "-c", script, "sh", *prefixes], user=hardening(self.cfg)["user"])
+        except Exception:  # the container is gone: nothing is written there either
+            return []
+        return [line for line in raw.decode("utf-8", errors="replace").splitlines() if line in prefixes]
 
     def run_command(self, argv: list[str], timeout: float | None = None) -> ExecResult:
         """Run argv in /workspace with `timeout`; kill every sandbox process when it is exceeded; then copy what

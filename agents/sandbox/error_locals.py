@@ -13,6 +13,7 @@ LOCALS_HEADER = "Variables where the error happened"
 """First line of the block the bootstrap prints under the traceback (feedback.error_line stops before it)."""
 
 BOOTSTRAP = r'''
+_codeduet_package = __import__("sys").argv.pop(1)[10:] if __import__("sys").argv[1].startswith("--package=") else ""
 def _codeduet_hook(etype, value, tb, _path=__import__("os").path.abspath(__import__("sys").argv[1])):
     import os, re, reprlib, sys, types
     own = tb
@@ -53,11 +54,17 @@ __import__("sys").excepthook = _codeduet_hook
 del _codeduet_hook
 __import__("sys").argv = __import__("sys").argv[1:]
 __file__ = __import__("os").path.abspath(__import__("sys").argv[0])
-__import__("sys").path[0] = __import__("os").path.dirname(__file__)
+__import__("sys").path[0] = __import__("os").getcwd() if _codeduet_package else __import__("os").path.dirname(__file__)
+__package__ = _codeduet_package or None  # a package's module runs as `python3 -m pkg.mod` would: relative imports work
+del _codeduet_package
 exec(compile(open(__file__, "rb").read(), __file__, "exec"))
 '''.replace("HEADER", repr(LOCALS_HEADER))
 
 
-def python_argv(python: str, filename: str, error_locals: bool) -> list[str]:
-    """argv that runs `filename` (unbuffered), through the bootstrap when error_locals is on."""
-    return [python, "-u", "-c", BOOTSTRAP, filename] if error_locals else [python, "-u", filename]
+def python_argv(python: str, filename: str, error_locals: bool, package: str | None = None) -> list[str]:
+    """argv that runs `filename` (unbuffered), through the bootstrap when error_locals is on; a module of `package`
+    runs as `python3 -m package.module` does (the working directory on sys.path, relative imports resolved)."""
+    if not error_locals:
+        module = filename[:-3].replace("/", ".")
+        return [python, "-u", "-m", module] if package else [python, "-u", filename]
+    return [python, "-u", "-c", BOOTSTRAP, *([f"--package={package}"] if package else []), filename]

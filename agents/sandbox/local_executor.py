@@ -13,6 +13,7 @@ from typing import Any
 
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import python_argv
+from agents.sandbox.filenames import package_of, place_block
 from agents.sandbox.output import BoundedOutput
 from agents.scenario import SandboxConfig
 
@@ -41,22 +42,30 @@ class LocalExecutor:
                 "output_limit": self.cfg.output_limit, "warning": WARNING}
 
     def execute(self, code: str, language: str = "python") -> ExecResult:
-        """Write the block and run it."""
-        self.counter += 1
-        filename = f"block{self.counter:02d}{'.py' if language == 'python' else '.sh'}"
-        (self.workspace / filename).write_text(code, encoding="utf-8")
-        argv = python_argv(sys.executable, filename, self.cfg.error_locals) if language == "python" \
-            else ["sh", filename]
+        """Write the block and run it; a `# filename: path` block is saved there and run only when it is a .py."""
+        self.start()
+        placed = place_block(self.workspace, code, language, self.cfg.disk_bytes, self.cfg.disk, self._next_name)
+        if isinstance(placed, ExecResult):  # a file only saved, or refused
+            return placed
+        filename, language, note = placed
+        argv = python_argv(sys.executable, filename, self.cfg.error_locals, package_of(self.workspace, filename)) \
+            if language == "python" else ["sh", filename]
         result = self.run_command(argv)
         result.filename, result.language = filename, language
+        result.output = f"{note}\n{result.output}" if note else result.output
         return result
+
+    def _next_name(self, language: str) -> str:
+        """The next throwaway file name: block01.py, block02.sh, ..."""
+        self.counter += 1
+        return f"block{self.counter:02d}{'.py' if language == 'python' else '.sh'}"
 
     def run_command(self, argv: list[str], timeout: float | None = None) -> ExecResult:
         """Run in its own process group, killed as a group at the timeout; the host env is not passed."""
         self.start()
         limit = timeout or self.cfg.timeout
         env = {k: os.environ[k] for k in SAFE_ENV if k in os.environ}
-        env.update(HOME=str(self.workspace), PYTHONUNBUFFERED="1")
+        env.update(HOME=str(self.workspace), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
         if argv and argv[0] == "python3":
             argv = [sys.executable, *argv[1:]]
         started = time.perf_counter()

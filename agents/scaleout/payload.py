@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from agents.project_files import as_text
 from agents.scenario import PytestCheck, Scenario
 
 
@@ -14,8 +15,13 @@ def ship_scenario(scenario: Scenario) -> dict[str, Any]:
     assert scenario.path is not None, "only a scenario loaded from a file can be shipped"
     sources = [Path(scenario.path).resolve()]
     sources += [(scenario.base_dir / c.pytest).resolve() for c in scenario.checks if isinstance(c, PytestCheck)]
-    base = Path(os.path.commonpath([str(p.parent) for p in sources]))
+    tree = (scenario.base_dir / scenario.files_from).resolve() if isinstance(scenario.files_from, str) else None
+    base = Path(os.path.commonpath([str(p.parent) for p in sources] + ([str(tree)] if tree else [])))
     files = {p.relative_to(base).as_posix(): p.read_text(encoding="utf-8") for p in sources}
+    if tree is not None:  # the `files_from:` folder as it was read (text files; a binary file cannot travel here)
+        texts = {name: as_text(content) for name, content in scenario.starting_files().items()
+                 if name not in scenario.files}
+        files.update({(tree / name).relative_to(base).as_posix(): text for name, text in texts.items() if text})
     return {"scenario": sources[0].relative_to(base).as_posix(), "files": files}
 
 

@@ -1,0 +1,218 @@
+"""AG2's `# filename:` convention: a code block whose first line names a file is saved there, and run when it is
+Python (autogen/coding/utils.py `_get_file_name_from_content` is the reference).
+
+One deliberate difference: AG2 matches `# (filename:)?(.+?)`, so any first-line comment (`# compute the sum`)
+becomes a file name. Here only the explicit `filename:` form counts, in `#`, `//`, `/* */` and `<!-- -->`
+comments. Paths are refused, with one line and nothing written, when they are absolute, hold `..`, go through a
+symlink, point into the checks folder or are larger than the workspace.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Callable, Iterable
+
+from agents.protocols import ExecResult
+from agents.sandbox.safe_write import write_new_file
+
+PATTERNS = [
+    re.compile(r"^<!--\s*filename:\s*(.*?)\s*-->$", re.IGNORECASE),
+    re.compile(r"^/\*\s*filename:\s*(.*?)\s*\*/$", re.IGNORECASE),
+    re.compile(r"^//\s*filename:\s*(.*)$", re.IGNORECASE),
+    re.compile(r"^#\s*filename:\s*(.*)$", re.IGNORECASE),
+]
+RUN_SUFFIXES = {".py"}
+"""A saved file with one of these suffixes is then run as that file; any other file is saved and not run."""
+CHECKS_DIR = ".codeduet_checks"
+"""Where the scenario's pytest checks are copied before each check run (agents/checks.py)."""
+MAX_PATH, MAX_PART = 1024, 255
+
+
+class UnsafeFilename(ValueError):
+    """A `# filename:` path that is not written: the message is the one line the model is told."""
+
+
+class ScriptNamedAsData(ValueError):
+    """Python code whose first line names a data file (`# filename: contacts.txt` over the script that reads it, as
+    small models write): it runs as a script and the data file is left alone; the message says so."""
+
+
+def declared_filename(code: str) -> str | None:
+    """The path a block's first line names with an explicit `filename:` comment ('' when it names none), else None."""
+    first = code.lstrip("\n").split("\n", 1)[0].strip()
+    for pattern in PATTERNS:
+        match = pattern.match(first)
+        if match:
+            return match.group(1).strip().strip("`'\"").strip()
+    return None
+
+
+@dataclass
+class FileBlock:
+    """A block that saves a file: where, what, and whether it then runs."""
+
+    path: str
+    """Relative POSIX path inside the workspace."""
+    content: str
+    """What is saved: a .py block whole (its first line is a comment), any other file without the filename line."""
+
+    @property
+    def runs(self) -> bool:
+        """A Python file is executed after it is saved; a package's __init__.py is only saved (it usually imports
+        modules the same reply saves next)."""
+        name = PurePosixPath(self.path)
+        return name.suffix.lower() in RUN_SUFFIXES and name.name != "__init__.py"
+
+    @property
+    def size(self) -> int:
+        """Bytes written (UTF-8)."""
+        return len(self.content.encode("utf-8"))
+
+
+def clean_path(raw: str) -> str:
+    """The declared path as a clean relative POSIX path, or UnsafeFilename saying why it is refused."""
+    if not raw:
+        raise UnsafeFilename("the `# filename:` line names no file")
+    if any(ord(c) < 32 for c in raw):
+        raise UnsafeFilename(f"the file name {raw!r} holds control characters")
+    if raw.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:[\\/]", raw):
+        raise UnsafeFilename(f"{raw} is an absolute path: use a path relative to the current directory")
+    parts = [p for p in raw.replace("\\", "/").split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise UnsafeFilename(f"{raw} leaves the workspace ('..'): use a path inside the current directory")
+    if not parts:
+        raise UnsafeFilename(f"{raw!r} names the workspace itself, not a file")
+    if parts[0] == CHECKS_DIR:
+        raise UnsafeFilename(f"{raw} is in {CHECKS_DIR}/, the acceptance checks' folder, which codeduet rewrites "
+                             "before every check")
+    if len(raw) > MAX_PATH or any(len(p.encode("utf-8")) > MAX_PART for p in parts):
+        raise UnsafeFilename(f"the file name {raw[:80]}… is too long")
+    return "/".join(parts)
+
+
+def through_link(workspace: Path, path: str, sandbox_links: Iterable[str] = ()) -> str | None:
+    """The first component of `path` that is a symlink (in the host folder, or known in the sandbox), else None."""
+    links = set(sandbox_links)
+    parts = path.split("/")
+    for i in range(1, len(parts) + 1):
+        prefix = "/".join(parts[:i])
+        if prefix in links or os.path.islink(workspace / prefix):
+            return prefix
+    return None
+
+
+def file_block(code: str, workspace: Path, size_limit: int, size_label: str,
+               sandbox_links: Callable[[str], Iterable[str]] | None = None) -> FileBlock | None:
+    """The file a block saves (None: an ordinary block, run as blockNN.py); UnsafeFilename when it may not.
+    `sandbox_links(path)`: the components of path that are symlinks where the code runs, if not in `workspace`."""
+    raw = declared_filename(code)
+    if raw is None:
+        return None
+    path = clean_path(raw)
+    content = code if PurePosixPath(path).suffix.lower() in RUN_SUFFIXES else _without_first_line(code)
+    block = FileBlock(path, content.rstrip("\n") + "\n" if content.strip() else content)  # one final newline
+    if PurePosixPath(path).suffix.lower() not in RUN_SUFFIXES and is_python_code(block.content):
+        raise ScriptNamedAsData(f"[codeduet: the block's first line names {path}, but the block is Python code: it ran "
+                                f"as a script and {path} was not changed. To change {path}, send its content; to "
+                                f"run code, leave that line out]")
+    problem = not_this_format(path, block.content)
+    if problem:
+        raise UnsafeFilename(f"{path}: {problem}; the file was left as it was. To change {path}, send its whole new "
+                             f"content; to run code that edits it, send that code in a block without this line")
+    if block.size > size_limit:
+        raise UnsafeFilename(f"{path} would be {block.size:,} bytes, over the workspace's size limit ({size_label})")
+    in_sandbox = list(sandbox_links(path)) if sandbox_links is not None else []
+    link = through_link(workspace, path, in_sandbox)
+    if link is not None:
+        target = os.path.realpath(workspace / link)
+        inside = target == str(workspace) or target.startswith(str(workspace) + os.sep)
+        where = " (a link made in the sandbox)" if link in in_sandbox else "" if inside \
+            else " out of the workspace"
+        raise UnsafeFilename(f"{path} goes through the symlink {link}{where}; write to a plain path instead")
+    parts = path.split("/")
+    for i in range(1, len(parts)):
+        if os.path.lexists(workspace / "/".join(parts[:i])) and not os.path.isdir(workspace / "/".join(parts[:i])):
+            raise UnsafeFilename(f"{path}: {'/'.join(parts[:i])} is a file, not a folder")
+    if os.path.isdir(workspace / path):
+        raise UnsafeFilename(f"{path} is a folder: name a file")
+    return block
+
+
+def _without_first_line(code: str) -> str:
+    """A data file's content: the block without its `filename:` comment line."""
+    rest = code.lstrip("\n").split("\n", 1)
+    return rest[1] if len(rest) > 1 else ""
+
+
+def saved_result(block: FileBlock, language: str) -> ExecResult:
+    """The report of a file that was saved and not run."""
+    return ExecResult(exit_code=0, output=f"saved {block.path} ({block.size:,} bytes)", duration_s=0.0,
+                      filename=block.path, language=language, saved_only=True)
+
+
+def refused_result(reason: str, language: str) -> ExecResult:
+    """The report of a refused `# filename:` block: exit code 1 (as AG2 reports a path outside its work dir),
+    nothing written, nothing run."""
+    return ExecResult(exit_code=1, output=f"[codeduet: not saved: {reason}]", duration_s=0.0, language=language,
+                      refused=reason)
+
+
+def place_block(workspace: Path, code: str, language: str, size_limit: int, size_label: str,
+                next_name: Callable[[str], str],
+                sandbox_links: Callable[[str], Iterable[str]] | None = None) -> ExecResult | tuple[str, str, str]:
+    """Write a block where it goes, never through a link: the path its `# filename:` line names, else the next
+    throwaway name. Returns (file to run, language, a note for its output), or the finished report of a file only
+    saved or refused."""
+    note = ""
+    try:
+        block = file_block(code, workspace, size_limit, size_label, sandbox_links)
+    except UnsafeFilename as exc:
+        return refused_result(str(exc), language)
+    except ScriptNamedAsData as exc:
+        block, note, language = None, str(exc), "python"
+    if block is None:
+        name = next_name(language)
+        write_new_file(workspace, name, code)  # replaces whatever an earlier block planted at that name
+        return name, language, note
+    write_new_file(workspace, block.path, block.content)
+    return (block.path, "python", "") if block.runs else saved_result(block, language)
+
+
+def package_of(workspace: Path, path: str) -> str | None:
+    """The dotted package a saved module belongs to (its folder holds __init__.py), so it runs as `python3 -m`
+    would run it and its relative and package imports work; None for a file that is not in a package."""
+    parts = path[:-3].split("/") if path.endswith(".py") else []
+    if len(parts) < 2 or not all(p.isidentifier() for p in parts):
+        return None
+    init = workspace.joinpath(*parts[:-1], "__init__.py")
+    return ".".join(parts[:-1]) if init.is_file() and not init.is_symlink() else None
+
+
+CODE_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.For,
+              ast.While)
+
+
+def is_python_code(content: str) -> bool:
+    """Whether a text is Python code (it parses, and imports, defines or loops), not data that happens to parse."""
+    try:
+        tree = ast.parse(content)
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    return any(isinstance(node, CODE_NODES) for node in tree.body)
+
+
+def not_this_format(path: str, content: str) -> str | None:
+    """Why content cannot be the data file `path`: a .json file whose content does not parse; None when it may be
+    saved."""
+    if PurePosixPath(path).suffix.lower() != ".json" or not content.strip():
+        return None
+    try:
+        json.loads(content)
+    except ValueError as exc:
+        return f"this is not valid JSON ({str(exc).split(':')[0]})"
+    return None

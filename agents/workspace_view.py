@@ -1,0 +1,135 @@
+"""What the model is shown of the workspace: the files a block created, changed or deleted, and the current text of
+the files its reply wrote, under a budget."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from agents.sandbox.archive import human, regular_files
+from agents.sandbox.filenames import CHECKS_DIR
+
+HIDDEN_DIRS = {CHECKS_DIR, "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
+"""Folders whose files the model is not told about (the checks, and caches the interpreter or pytest write)."""
+BLOCK_FILE = re.compile(r"block\d+\.(py|sh)")
+"""The throwaway scripts a block without `# filename:` runs as (at the workspace root)."""
+MAX_ENTRIES = 5000
+HASH_MAX = 1 << 20
+"""Files up to this size are compared by content; larger ones by size and modification time."""
+Signature = tuple[int, str]
+
+
+def hidden(rel: str) -> bool:
+    """Whether a workspace path is codeduet's (checks folder, caches, throwaway block scripts), not the project's."""
+    parts = rel.split("/")
+    return bool(HIDDEN_DIRS & set(parts)) or (len(parts) == 1 and BLOCK_FILE.fullmatch(rel) is not None)
+
+
+def snapshot(root: Path) -> dict[str, Signature]:
+    """{relative path: (size, content digest)} of the regular files of the workspace (links are not followed)."""
+    out: dict[str, Signature] = {}
+    for path, st in regular_files(root):
+        if len(out) >= MAX_ENTRIES:
+            break
+        if not hidden(path):
+            out[path] = (st.st_size, _digest(root / path, st))
+    return out
+
+
+def _digest(path: Path, st: os.stat_result) -> str:
+    if st.st_size > HASH_MAX:
+        return f"mtime:{st.st_mtime_ns}"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as fh:
+            return hashlib.sha1(fh.read()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+def changes(before: dict[str, Signature], after: dict[str, Signature]) -> list[dict[str, Any]]:
+    """[{path, change: created|changed|deleted, size}] from one snapshot to the next, sorted by path."""
+    out = []
+    for path in sorted(set(before) | set(after)):
+        if path not in before:
+            out.append({"path": path, "change": "created", "size": after[path][0]})
+        elif path not in after:
+            out.append({"path": path, "change": "deleted", "size": 0})
+        elif before[path] != after[path]:
+            out.append({"path": path, "change": "changed", "size": after[path][0]})
+    return out
+
+
+def files_changed_text(files: list[dict[str, Any]], keep: int = 15) -> str:
+    """One line per file a reply created, changed or deleted ('' when none)."""
+    lines = [f"- {f['change']} {f['path']}" + ("" if f["change"] == "deleted" else f" ({human(f['size'])})")
+             for f in files[:keep]]
+    if len(files) > keep:
+        lines.append(f"- ... and {len(files) - keep} more")
+    return "\n".join(lines)
+
+
+def current_text(root: Path, paths: list[str], lines_each: int = 40, budget_chars: int = 4800) -> str:
+    """The current text of `paths` in the workspace, each cut to `lines_each` lines, all under `budget_chars`
+    (about 1,200 tokens); what is cut is said. '' when there is nothing to show."""
+    parts, left, skipped = [], budget_chars, []
+    for path in paths:
+        text = _read_text(root / path)
+        if text is None:
+            continue
+        all_lines = text.splitlines()
+        shown = all_lines[:lines_each]
+        body = "\n".join(shown)
+        if len(body) > left:
+            if left < 200:
+                skipped.append(path)
+                continue
+            body = body[:left].rsplit("\n", 1)[0]
+            shown = body.splitlines()
+        note = f"\n... ({len(all_lines) - len(shown)} more lines not shown)" if len(shown) < len(all_lines) else ""
+        fence = "````" if "```" in body else "```"
+        parts.append(f"{path} ({len(all_lines)} lines):\n{fence}\n{body}{note}\n{fence}")
+        left -= len(body)
+    if skipped:
+        parts.append(f"(not shown, to keep this message short: {', '.join(skipped)})")
+    return "\n\n".join(parts)
+
+
+def _read_text(path: Path) -> str | None:
+    """A regular file's text (never through a link), or None for a missing, binary or unreadable one."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(256 * 1024)
+        return data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def top_level_names(code: str) -> set[str]:
+    """Names of the functions and classes a Python text defines at module level (none when it does not parse)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+def redefined_modules(root: Path, scripts: list[str], skip: set[str], keep: int = 3) -> list[tuple[str, list[str]]]:
+    """Workspace modules whose functions or classes a throwaway script defined again: (path, names). The script
+    ran as blockNN.py, so the module (which the checks import) did not change."""
+    names = set().union(*(top_level_names(code) for code in scripts)) if scripts else set()
+    if not names:
+        return []
+    out = []
+    for path, st in sorted(regular_files(root))[:MAX_ENTRIES]:
+        if not path.endswith(".py") or hidden(path) or path in skip or st.st_size > 256 * 1024:
+            continue
+        common = sorted(names & top_level_names(_read_text(root / path) or ""))
+        if common:
+            out.append((path, common))
+    return out[:keep]
