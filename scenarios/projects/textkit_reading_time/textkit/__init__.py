@@ -1,0 +1,3 @@
+"""textkit: small text helpers used by the blog engine."""
+
+__version__ = "0.3.0"
