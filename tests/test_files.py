@@ -126,6 +126,15 @@ def test_a_module_of_a_package_runs_as_python_m_would_so_its_imports_work(execut
     assert r.output.strip() == "True"  # not in a package: run as the file, as AG2 runs it
 
 
+def test_a_test_file_in_a_subfolder_imports_the_project_package(executor):
+    # seen with the embedded model: `# filename: tests/test_metrics.py` then `from textkit.metrics import ...`
+    executor.execute("# filename: textkit/__init__.py\n")
+    executor.execute("# filename: textkit/metrics.py\ndef words(t):\n    return len(t.split())\n")
+    r = executor.execute("# filename: tests/test_metrics.py\nfrom textkit.metrics import words\n"
+                         "import sys\nassert words('a b') == 2\nprint('ok', sys.path[0].endswith('tests'))")
+    assert r.exit_code == 0 and r.output.strip() == "ok True", r.output
+
+
 def test_a_refused_path_writes_nothing_and_says_why_in_one_line(executor):
     before = sorted(p.name for p in executor.workspace.rglob("*"))
     for code, words in [("# filename: /tmp/x.py\nprint(1)", "absolute path"),

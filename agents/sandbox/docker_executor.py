@@ -68,7 +68,10 @@ def hardening(cfg: SandboxConfig) -> dict[str, Any]:
         "ipc_mode": "private",
         "environment": {"HOME": "/tmp", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg",
                         # no .pyc: a module saved twice within a second at the same size would run stale
-                        "PYTHONDONTWRITEBYTECODE": "1"},
+                        "PYTHONDONTWRITEBYTECODE": "1",
+                        # the project's root is importable from any file (tests/test_x.py imports pkg), as
+                        # under pytest; a file's own folder still comes first
+                        "PYTHONPATH": "/workspace"},
         "mounts": [workspace_mount(cfg)],
     }
 

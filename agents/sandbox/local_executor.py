@@ -65,7 +65,8 @@ class LocalExecutor:
         self.start()
         limit = timeout or self.cfg.timeout
         env = {k: os.environ[k] for k in SAFE_ENV if k in os.environ}
-        env.update(HOME=str(self.workspace), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
+        env.update(HOME=str(self.workspace), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1",
+                   PYTHONPATH=str(self.workspace))  # the project's root importable from any file, as in Docker
         if argv and argv[0] == "python3":
             argv = [sys.executable, *argv[1:]]
         started = time.perf_counter()
