@@ -135,6 +135,19 @@ def test_a_test_file_in_a_subfolder_imports_the_project_package(executor):
     assert r.exit_code == 0 and r.output.strip() == "ok True", r.output
 
 
+def test_a_saved_test_file_is_run_by_pytest_and_a_script_named_test_runs_as_a_script(executor):
+    executor.execute("# filename: calc.py\ndef add(a, b):\n    return a - b\n")
+    r = executor.execute("# filename: tests/test_calc.py\nfrom calc import add\n\n\ndef test_add():\n"
+                         "    assert add(2, 3) == 5\n")
+    assert r.exit_code == 1 and "holds pytest tests" in r.output and "1 failed" in r.output, r.output
+    assert "assert -1 == 5" in r.output  # pytest's own report, not a script that only defined its test
+    r = executor.execute("# filename: test_script.py\nfrom calc import add\nprint('sum', add(2, 3))\n")
+    assert (r.exit_code, r.output.strip()) == (0, "sum -1")  # no test in it: an ordinary script
+    r = executor.execute("# filename: test_main.py\ndef test_x():\n    pass\n\n"
+                         "if __name__ == '__main__':\n    print('ran itself')\n")
+    assert r.output.strip() == "ran itself"  # it says how it runs
+
+
 def test_a_refused_path_writes_nothing_and_says_why_in_one_line(executor):
     before = sorted(p.name for p in executor.workspace.rglob("*"))
     for code, words in [("# filename: /tmp/x.py\nprint(1)", "absolute path"),

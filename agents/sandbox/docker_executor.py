@@ -16,8 +16,7 @@ from typing import Any
 from agents.errors import DockerUnavailable
 from agents.protocols import ExecResult
 from agents.sandbox.archive import CopyReport, WorkspaceSync
-from agents.sandbox.error_locals import python_argv
-from agents.sandbox.filenames import package_of, place_block
+from agents.sandbox.filenames import place_block, run_argv
 from agents.sandbox.output import BoundedOutput
 from agents.sandbox.runner import RUNNER, RunnerBroken, RunnerClient
 from agents.sandbox.safe_write import write_new_file
@@ -163,9 +162,8 @@ class DockerExecutor:
         filename, language, note = placed
         self._fallback = [*RUNNERS[language], "-c", code]  # if the code filled the workspace: the run goes on
         try:
-            argv = python_argv("python3", filename, self.cfg.error_locals,
-                               package_of(self.workspace, filename)) if language == "python" \
-                else [*RUNNERS[language], filename]
+            argv, how = run_argv("python3", self.workspace, filename, self.cfg.error_locals) \
+                if language == "python" else ([*RUNNERS[language], filename], "")
             result = self.run_command(argv)
         finally:
             self._fallback = None
@@ -174,6 +172,7 @@ class DockerExecutor:
                               f"not be written in it; the block ran as `{RUNNERS[language][0]} -c`]")
         result.filename = filename
         result.language = language
+        note = "\n".join(n for n in (note, how) if n)
         result.output = f"{note}\n{result.output}" if note else result.output
         return result
 

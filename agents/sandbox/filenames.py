@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
 from agents.protocols import ExecResult
+from agents.sandbox.error_locals import python_argv
 from agents.sandbox.safe_write import write_new_file
 
 PATTERNS = [
@@ -191,6 +192,35 @@ def package_of(workspace: Path, path: str) -> str | None:
         return None
     init = workspace.joinpath(*parts[:-1], "__init__.py")
     return ".".join(parts[:-1]) if init.is_file() and not init.is_symlink() else None
+
+
+TEST_FILE = re.compile(r"^(test_.+|.+_test)\.py$")
+PYTEST = ["-m", "pytest", "-q", "--tb=short", "-p", "no:cacheprovider"]
+
+
+def holds_tests(workspace: Path, path: str) -> bool:
+    """A saved file named as pytest names test files (test_*.py, *_test.py) that defines tests (a top-level test
+    function or Test class) and does not run itself (no `if __name__ == "__main__":`). Run as a script it would
+    only define its tests and exit 0, so it is run by pytest."""
+    if not TEST_FILE.match(PurePosixPath(path).name):
+        return False
+    try:
+        tree = ast.parse((workspace / path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+        return False  # run as a script: python reports the syntax error as it does for any file
+    tests = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")
+                or isinstance(node, ast.ClassDef) and node.name.startswith("Test") for node in tree.body)
+    runs_itself = any(isinstance(node, ast.If) and "__main__" in ast.unparse(node.test) for node in tree.body)
+    return tests and not runs_itself
+
+
+def run_argv(python: str, workspace: Path, filename: str, error_locals: bool) -> tuple[list[str], str]:
+    """How a Python file in the workspace is run, and a note for its output: a test file by pytest, a package
+    module as `python -m` would, anything else as the file (through the error_locals bootstrap when it is on)."""
+    if holds_tests(workspace, filename):
+        return [python, "-u", *PYTEST, filename], \
+            f"[codeduet: {filename} holds pytest tests, so it ran as `python3 -m pytest -q {filename}`]"
+    return python_argv(python, filename, error_locals, package_of(workspace, filename)), ""
 
 
 CODE_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.For,

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.protocols import ExecResult
-from agents.sandbox.error_locals import python_argv
-from agents.sandbox.filenames import package_of, place_block
+from agents.sandbox.filenames import place_block, run_argv
 from agents.sandbox.output import BoundedOutput
 from agents.scenario import SandboxConfig
 
@@ -48,10 +47,11 @@ class LocalExecutor:
         if isinstance(placed, ExecResult):  # a file only saved, or refused
             return placed
         filename, language, note = placed
-        argv = python_argv(sys.executable, filename, self.cfg.error_locals, package_of(self.workspace, filename)) \
-            if language == "python" else ["sh", filename]
+        argv, how = run_argv(sys.executable, self.workspace, filename, self.cfg.error_locals) \
+            if language == "python" else (["sh", filename], "")
         result = self.run_command(argv)
         result.filename, result.language = filename, language
+        note = "\n".join(n for n in (note, how) if n)
         result.output = f"{note}\n{result.output}" if note else result.output
         return result
 
