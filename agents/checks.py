@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import asdict, dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from agents.protocols import Executor, ExecResult
 from agents.sandbox.safe_write import write_new_file
@@ -28,8 +28,11 @@ class CheckResult:
 
 
 def describe(check: Check) -> str:
-    """`stdout_contains: "24966"` style label."""
+    """`stdout_contains: "24966"` style label. A pytest check is named by its file alone and called hidden: named
+    by its path (`checks/test_x.py`), the model wrote a file of its own there."""
     key, value = next(iter(check.model_dump().items()))
+    if isinstance(check, PytestCheck):
+        return f"pytest (hidden tests): {PurePosixPath(check.pytest).name!r}"
     return f"{key}: {value!r}"
 
 

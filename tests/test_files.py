@@ -218,6 +218,7 @@ def test_a_failed_check_shows_the_changed_files_and_the_saved_text(calc_scenario
     assert "Files changed in the working directory:\n- changed calc.py" in feedback
     assert "The files your reply saved, as they are now:" in feedback and "return a * b" in feedback
     assert "# filename: <its path>" in feedback  # asked for the whole file back, not a script
+    assert "pytest (hidden tests): 'test_calc_hidden.py'" in feedback  # not a path the model could write to
 
 
 def test_a_file_block_equal_to_the_file_is_reasked_not_run(calc_scenario, workspaces):
