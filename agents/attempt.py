@@ -56,7 +56,7 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
     try:
         executor.start()
         setup.recorder.event("sandbox", attempt=attempt, **executor.describe())
-        context = RunContext()
+        context = RunContext(sent_contents={message})  # the task (or follow-up) is never judged as a reply
         predicate = compile_predicate(scenario.termination)
         proxy = SandboxProxy(scenario, executor, context, human_input_mode=setup.mode,
                              max_consecutive_auto_reply=setup.limit, human=setup.human, display=display,

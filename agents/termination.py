@@ -20,12 +20,20 @@ class RunContext:
     """agents.feedback.Outcome of the latest execution (None before the first)."""
     report_contents: set[str] = field(default_factory=set)
     """Contents of messages that are execution reports, so `success` knows which message it judges."""
+    sent_contents: set[str] = field(default_factory=set)
+    """Contents of the other messages codeduet itself sends: the task, a resumed run's follow-up."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Free space for callable predicates."""
 
     def is_report(self, message: dict[str, Any] | str | None) -> bool:
         """Whether this message is an execution report written by the user proxy."""
         return _text(message) in self.report_contents
+
+    def is_ours(self, message: dict[str, Any] | str | None) -> bool:
+        """Whether codeduet wrote this message (a report, a nudge, the task, a follow-up), not the assistant or a
+        person: text predicates never judge it ("...then reply TERMINATE" in a task must not end the run)."""
+        text = _text(message)
+        return text in self.report_contents or text in self.sent_contents
 
 
 def _text(message: dict[str, Any] | str | None) -> str:
@@ -40,15 +48,15 @@ def _text(message: dict[str, Any] | str | None) -> str:
 
 def compile_predicate(pred: Predicate) -> MessageFn:
     """Turn a validated predicate into fn(message, context) -> bool."""
-    # Text predicates judge what the assistant (or a person) wrote, never an execution report, so a
-    # report that quotes program output or our instructions cannot end the run by accident.
+    # Text predicates judge what the assistant (or a person) wrote, never a message of codeduet's own (the task,
+    # a report quoting program output or our instructions), so none of those can end the run by accident.
     if isinstance(pred, Contains):
-        return lambda m, c: not c.is_report(m) and pred.contains in _text(m)
+        return lambda m, c: not c.is_ours(m) and pred.contains in _text(m)
     if isinstance(pred, EndsWith):
-        return lambda m, c: not c.is_report(m) and _text(m).rstrip().endswith(pred.endswith)
+        return lambda m, c: not c.is_ours(m) and _text(m).rstrip().endswith(pred.endswith)
     if isinstance(pred, Regex):
         rx = re.compile(pred.regex)
-        return lambda m, c: not c.is_report(m) and rx.search(_text(m)) is not None
+        return lambda m, c: not c.is_ours(m) and rx.search(_text(m)) is not None
     if isinstance(pred, Success):
         def success(m: dict[str, Any], c: RunContext) -> bool:
             return c.is_report(m) and c.last_outcome is not None and bool(c.last_outcome.success) == pred.success

@@ -76,6 +76,16 @@ def test_termination_by_contains_predicate(sandbox_image, workspaces, scenario_f
     assert result.status == "success"
 
 
+def test_a_task_that_says_reply_terminate_does_not_end_the_run_before_the_model_is_asked(sandbox_image, workspaces,
+                                                                                        scenario_file):
+    # AG2 tutorials phrase tasks this way; the predicate judges the assistant's words, never the task
+    path = scenario_file([py("print('hi')"), "TERMINATE"], task="Print hi, then reply TERMINATE when done.",
+                         termination={"contains": "TERMINATE"})
+    result = run(path)
+    assert result.status == "success", result.reason
+    assert [m["role"] for m in messages(result)] == ["task", "assistant", "execution", "assistant"]
+
+
 def test_reply_limit_stops_the_run(sandbox_image, workspaces, scenario_file):
     path = scenario_file([py(f"raise SystemExit({i})") for i in range(1, 11)],
                          user_proxy={"max_consecutive_auto_reply": 2})

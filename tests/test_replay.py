@@ -296,6 +296,23 @@ def test_html_export_renders_in_chromium(repaired_run, tmp_path):
 
 # -- resume ---------------------------------------------------------------------------------------
 @pytest.mark.docker
+def test_resume_without_a_message_goes_on_with_the_built_in_follow_up(sandbox_image, workspaces, scenario_file):
+    from agents.replay.cli import replay_command
+    from agents.replay.resume import DEFAULT_MESSAGE
+
+    path = scenario_file([py("print('first')"), "Done. TERMINATE", py("print('second')"), "TERMINATE"],
+                         name="resume_default", termination={"contains": "TERMINATE"})
+    parent = record(path)
+    out = io.StringIO()
+    code = replay_command(Console(file=out, width=120), parent, resume=True)
+    assert code == 0, out.getvalue()  # the follow-up says "reply TERMINATE": it must not end the run itself
+    child = load_transcript(next(r for r in (workspaces / "resume_default").iterdir() if r != parent))
+    assert child["messages"][0]["content"] == DEFAULT_MESSAGE
+    assert [m["role"] for m in child["messages"]] == ["task", "assistant", "execution", "assistant"]
+    assert "second" in child["messages"][2]["outcome"]["executions"][0]["output"]
+
+
+@pytest.mark.docker
 def test_resume_continues_with_full_history_in_a_linked_run_folder(sandbox_image, workspaces, scenario_file,
                                                                    monkeypatch):
     from agents.models.scripted import ScriptedClient
