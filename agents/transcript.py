@@ -144,14 +144,18 @@ def _from_events(path: Path) -> dict[str, Any]:
     messages, end = [], None
     attempts: list[dict[str, Any]] = []
     rejected: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8") as fh:
+    skipped: list[int] = []
+    with open(path, encoding="utf-8", errors="replace") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
                 event = json.loads(line)
             except json.JSONDecodeError:
-                break  # a line cut by kill -9: everything before it is intact
+                event = None
+            if not isinstance(event, dict):  # a line cut by kill -9, or one corrupted: the others are intact
+                skipped.append(n)
+                continue
             kind = event.pop("type", None)
             if kind == "start":
                 header = event
@@ -171,7 +175,8 @@ def _from_events(path: Path) -> dict[str, Any]:
             "chosen_attempt": (end or {}).get("chosen_attempt") or _reached(attempts, messages), "attempts": attempts, "rejected_replies": rejected,
             "messages": messages, "totals": (end or {}).get("totals") or compute_totals(messages, None, rejected,
                                                                                         attempts),
-            "changed_files": (end or {}).get("changed_files") or [], "recovered_from_events": True}
+            "changed_files": (end or {}).get("changed_files") or [], "recovered_from_events": True,
+            "skipped_event_lines": skipped}
 
 
 def _reached(attempts: list[dict[str, Any]], messages: list[dict[str, Any]]) -> int | None:
@@ -208,7 +213,11 @@ def load_transcript(target: str | Path, warn: Any = None) -> dict[str, Any]:
             data = None
         if data is not None and data.get("format") in READABLE:
             if warn:
-                warn(f"{problem or f'{tpath}: missing'}; recovered {len(data['messages'])} messages from {epath}")
+                skipped = data.get("skipped_event_lines") or []
+                bad = f" (skipped unreadable line{'s' if len(skipped) > 1 else ''} " \
+                      f"{', '.join(map(str, skipped))})" if skipped else ""
+                warn(f"{problem or f'{tpath}: missing'}; recovered {len(data['messages'])} messages from "
+                     f"{epath}{bad}")
             _here(data, run_dir)
             return data
     if problem and problem.endswith("(truncated?)"):

@@ -294,6 +294,22 @@ def test_html_export_renders_in_chromium(repaired_run, tmp_path):
     shutil.copyfile(shot, SCREENSHOT)
 
 
+@pytest.mark.docker
+def test_a_corrupt_line_in_the_middle_of_events_jsonl_is_skipped_and_named(repaired_run):
+    original = load_transcript(repaired_run)
+    (repaired_run / "transcript.json").unlink()
+    events = repaired_run / "events.jsonl"
+    lines = events.read_text(encoding="utf-8").splitlines(keepends=True)
+    bad = next(i for i, line in enumerate(lines) if '"type": "sandbox"' in line or '"type":"sandbox"' in line)
+    lines[bad] = '{"type": "sandbox", "cut here\n'  # a middle line, not the last: the end event follows it
+    events.write_text("".join(lines), encoding="utf-8")
+    warnings: list[str] = []
+    t = load_transcript(repaired_run, warn=warnings.append)
+    assert t["status"] == original["status"] == "success"  # the end event after the bad line was read
+    assert len(t["messages"]) == len(original["messages"])
+    assert len(warnings) == 1 and f"skipped unreadable line {bad + 1}" in warnings[0], warnings
+
+
 # -- resume ---------------------------------------------------------------------------------------
 @pytest.mark.docker
 def test_resume_without_a_message_goes_on_with_the_built_in_follow_up(sandbox_image, workspaces, scenario_file):
