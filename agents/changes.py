@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agents.project_files import as_text
-from agents.sandbox.archive import human
+from agents.sandbox.archive import human, regular_files
 from agents.workspace_view import hidden
 
 DIFF_FILE = "changes.diff"
@@ -40,19 +38,14 @@ Content = bytes | Large
 def workspace_files(root: Path) -> dict[str, Content]:
     """{posix relative path: content} of the workspace's regular files (links not followed, codeduet's left out)."""
     out: dict[str, Content] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel_dir = Path(dirpath).relative_to(root).as_posix()
-        prefix = "" if rel_dir == "." else f"{rel_dir}/"
-        dirnames[:] = [d for d in dirnames if not hidden(prefix + d)]
-        for name in filenames:
-            path = Path(dirpath) / name
-            try:
-                st = os.lstat(path)
-                if hidden(prefix + name) or not stat.S_ISREG(st.st_mode):
-                    continue
-                out[prefix + name] = path.read_bytes() if st.st_size <= DIFF_MAX else Large(st.st_size, _digest(path))
-            except OSError:
-                continue
+    for rel, st in regular_files(root):
+        if hidden(rel):
+            continue
+        path = root / rel
+        try:
+            out[rel] = path.read_bytes() if st.st_size <= DIFF_MAX else Large(st.st_size, _digest(path))
+        except OSError:
+            continue
     return out
 
 

@@ -8,10 +8,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
 from agents.protocols import Executor, ExecResult
+from agents.sandbox.filenames import CHECKS_DIR
 from agents.sandbox.safe_write import write_new_file
 from agents.scenario import Check, FileExists, PytestCheck, Scenario, StdoutContains, StdoutRegex
-
-CHECKS_DIR = ".codeduet_checks"
 
 
 @dataclass

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 from agents.errors import CodeduetError, ScenarioError
+from agents.sandbox.filenames import CHECKS_DIR
 from agents.transcript import load_transcript
+from agents.workspace_view import BLOCK_FILE
 
 DEFAULT_MESSAGE = ("Let's continue where we stopped. Carry on with the task; "
                    "if it is already done, say so and reply TERMINATE.")
-BLOCK_FILE = re.compile(r"block\d+\.(py|sh)$")
-SKIP_DIRS = {".codeduet_checks", "__pycache__"}
+SKIP_DIRS = {CHECKS_DIR, "__pycache__"}
 MAX_FILE, MAX_TOTAL = 256 * 1024, 2 * 1024 * 1024
 
 

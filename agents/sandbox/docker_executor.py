@@ -16,7 +16,7 @@ from typing import Any
 from agents.errors import DockerUnavailable
 from agents.protocols import ExecResult
 from agents.sandbox.archive import CopyReport, WorkspaceSync
-from agents.sandbox.filenames import place_block, run_argv
+from agents.sandbox.filenames import place_block, ran_as, run_argv
 from agents.sandbox.output import BoundedOutput
 from agents.sandbox.runner import RUNNER, RunnerBroken, RunnerClient
 from agents.sandbox.safe_write import write_new_file
@@ -170,11 +170,7 @@ class DockerExecutor:
         if not self._placed:
             result.output += (f"\n[codeduet: the workspace is full (disk limit {self.cfg.disk}), so {filename} could "
                               f"not be written in it; the block ran as `{RUNNERS[language][0]} -c`]")
-        result.filename = filename
-        result.language = language
-        note = "\n".join(n for n in (note, how) if n)
-        result.output = f"{note}\n{result.output}" if note else result.output
-        return result
+        return ran_as(result, filename, language, note, how)
 
     def _next_name(self, language: str) -> str:
         """The next throwaway file name: block01.py, block02.sh, ..."""

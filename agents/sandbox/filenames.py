@@ -223,6 +223,14 @@ def run_argv(python: str, workspace: Path, filename: str, error_locals: bool) ->
     return python_argv(python, filename, error_locals, package_of(workspace, filename)), ""
 
 
+def ran_as(result: ExecResult, filename: str, language: str, *notes: str) -> ExecResult:
+    """A block's report: the file it ran as, its language, and codeduet's notes on how it ran above its output."""
+    result.filename, result.language = filename, language
+    note = "\n".join(n for n in notes if n)
+    result.output = f"{note}\n{result.output}" if note else result.output
+    return result
+
+
 CODE_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.For,
               ast.While)
 

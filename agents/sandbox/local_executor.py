@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.protocols import ExecResult
-from agents.sandbox.filenames import place_block, run_argv
+from agents.sandbox.filenames import place_block, ran_as, run_argv
 from agents.sandbox.output import BoundedOutput
 from agents.scenario import SandboxConfig
 
@@ -49,11 +49,7 @@ class LocalExecutor:
         filename, language, note = placed
         argv, how = run_argv(sys.executable, self.workspace, filename, self.cfg.error_locals) \
             if language == "python" else (["sh", filename], "")
-        result = self.run_command(argv)
-        result.filename, result.language = filename, language
-        note = "\n".join(n for n in (note, how) if n)
-        result.output = f"{note}\n{result.output}" if note else result.output
-        return result
+        return ran_as(self.run_command(argv), filename, language, note, how)
 
     def _next_name(self, language: str) -> str:
         """The next throwaway file name: block01.py, block02.sh, ..."""
