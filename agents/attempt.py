@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +10,7 @@ from autogen import AssistantAgent
 
 from agents.ag2_adapter import seed_history
 from agents.briefing import works_on_files
+from agents.budget import BudgetSpent, TimeBudget
 from agents.codeblocks import extract_code_blocks
 from agents.prompts import system_message
 from agents.protocols import Display, ModelProvider, Recorder
@@ -37,6 +38,8 @@ class AttemptSetup:
     limit: int
     mode: str
     human: HumanInput | None = None
+    budget: TimeBudget = field(default_factory=lambda: TimeBudget(None))
+    """The run's wall-clock budget (strategy.max_seconds), shared by its attempts."""
 
 
 def workspace_name(attempt: int) -> str:
@@ -60,7 +63,7 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
         predicate = compile_predicate(scenario.termination)
         proxy = SandboxProxy(scenario, executor, context, human_input_mode=setup.mode,
                              max_consecutive_auto_reply=setup.limit, human=setup.human, display=display,
-                             memory=setup.memory, attempt=attempt,
+                             memory=setup.memory, attempt=attempt, budget=setup.budget,
                              is_termination_msg=lambda m: predicate(m, context) and not extract_code_blocks(m.get("content")))
         with quiet_ag2():
             assistant = AssistantAgent(scenario.assistant.name, llm_config=setup.provider.llm_config(),
@@ -68,14 +71,21 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
                                            works_on_files(scenario.task, scenario.starting_files())),
                                        is_termination_msg=lambda m: proxy.final_turn or predicate(m, context),
                                        max_consecutive_auto_reply=setup.limit + 10, human_input_mode="NEVER")
-        setup.provider.attach(assistant, on_token=display.on_token)
         policy = SamplingPolicy(scenario.strategy, attempt, reask_no_code=setup.mode == "NEVER")
-        install_sampled_reply(assistant, setup.provider, policy, setup.memory, setup.recorder, display)
+        setup.provider.attach(assistant, on_token=setup.budget.guard(
+            display.on_token, lambda: f"while generating turn {policy.turn} of attempt {attempt}"))
+        install_sampled_reply(assistant, setup.provider, policy, setup.memory, setup.recorder, display, setup.budget)
         _install_recording(assistant, proxy, setup, policy, attempt)
         seed_history(assistant, proxy, history or [])
-        with quiet_ag2():
-            proxy.initiate_chat(assistant, message=message, clear_history=not history)
-        status, reason = final_status(proxy, setup.limit)
+        try:
+            with quiet_ag2():
+                proxy.initiate_chat(assistant, message=message, clear_history=not history)
+            status, reason = final_status(proxy, setup.limit)
+        except BudgetSpent as spent:  # what was said and run so far is recorded already
+            proxy.stop_reason = "timeout"
+            status, reason = "timeout", str(spent)
+            setup.recorder.event("budget_spent", attempt=attempt, seconds=spent.seconds, where=spent.where)
+            display.info(f"[yellow]{spent}[/]")
     finally:
         display.stop_live()
         executor.stop()

@@ -56,14 +56,14 @@ def install_signal_handlers() -> None:
 
 def run_one(path: Path, opts: Any, as_json: bool, human: Any = None) -> int:
     """Run one scenario in this process; print the closing line or the JSON summary."""
-    from agents.conversation import run_scenario
+    from agents.conversation import run_scenario, until_stopped
     from agents.display import ConsoleDisplay, NullDisplay
     from agents.scenario import load_scenario
 
     scenario = load_scenario(path)
     started = time.perf_counter()
     display = NullDisplay() if as_json else ConsoleDisplay(console)
-    result = run_scenario(scenario, opts, display=display, human=human)
+    result = until_stopped(lambda: run_scenario(scenario, opts, display=display, human=human))
     if as_json:
         print(json.dumps(summary(result, time.perf_counter() - started)))
         return result_exit_code(result)
@@ -73,7 +73,7 @@ def run_one(path: Path, opts: Any, as_json: bool, human: Any = None) -> int:
 def chat_command(console: Console, model: str | None, human: str, max_auto_reply: int,
                  workspace: Path | None) -> int:
     """`run.py chat`: the person types a task, then the loop runs with them in it."""
-    from agents.conversation import RunOptions, run_scenario
+    from agents.conversation import RunOptions, run_scenario, until_stopped
     from agents.display import ConsoleDisplay
     from agents.hitl import EXIT_WORDS, human_for_mode, normalize_mode, read_task
     from agents.scenario import Scenario, UserProxyConfig
@@ -88,8 +88,25 @@ def chat_command(console: Console, model: str | None, human: str, max_auto_reply
     scenario = Scenario(name="chat", description="free-form session from `run.py chat`", task=task,
                         user_proxy=UserProxyConfig(human_input_mode=mode, max_consecutive_auto_reply=max_auto_reply))
     opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace)
-    result = run_scenario(scenario, opts, display=ConsoleDisplay(console), human=human_for_mode(console))
+    result = until_stopped(lambda: run_scenario(scenario, opts, display=ConsoleDisplay(console),
+                                                human=human_for_mode(console)))
     return report_result(result, console)
+
+
+def refuse_attended_batch(paths: list[Path], mode: str | None) -> None:
+    """A batch runs unattended: --human always|terminate, or a scenario whose human_input_mode asks a person, is a
+    one-line error before anything starts (a person steers one run at a time, in the foreground)."""
+    from agents.scenario import load_scenario
+
+    if mode not in (None, "NEVER"):
+        raise BadInputError(f"--human {mode.lower()} asks a person at this terminal, and a batch runs unattended: "
+                            "run one scenario at a time to steer it, or use --human never")
+    if mode is None:
+        for p in paths:
+            asks = load_scenario(p).user_proxy.human_input_mode.upper()
+            if asks != "NEVER":
+                raise BadInputError(f"{p}: human_input_mode {asks} asks a person, and a batch runs unattended: "
+                                    "run it alone to steer it, or add --human never to the batch")
 
 
 def run_batch(paths: list[Path], extra_args: list[str], jobs: int, as_json: bool = False) -> int:
@@ -130,10 +147,8 @@ def run_ray_batch(paths: list[Path], address: str, sandboxes: int | None, overri
     from agents.scaleout.ray_batch import import_ray, run_on_ray
     from agents.scenario import load_scenario
 
-    if overrides.get("human") not in (None, "NEVER"):
-        raise BadInputError("--human always|terminate asks a person at this terminal; a Ray batch runs unattended "
-                            "(use --human never, or run the scenario alone)")
     scenarios = [(p, load_scenario(p)) for p in paths]  # validate everything before starting anything
+    refuse_attended_batch(paths, overrides.get("human"))
     import_ray()
     out = sys.stdout
     with redirect_stdout(sys.stderr):  # Ray prints its own notices ("a worker died ...") on stdout
@@ -152,39 +167,57 @@ def finish_batch(rows: list[dict[str, Any]], as_json: bool) -> int:
     """The summary table and count (not with --json, whose lines were printed as runs finished); the exit code."""
     ok = sum(r["status"] == "success" for r in rows)
     if not as_json:
+        from agents.display import show_table
+
         table = Table(title="batch summary")
         cols = ("scenario", "status", "attempts", "turns", "executions", "seconds", "run_dir")
         for col in cols:
-            table.add_column(col)
+            table.add_column(col, no_wrap=col in ("scenario", "status", "run_dir"))
         for r in rows:
             table.add_row(*(str(r.get(c, "")) for c in cols))
-        console.print(table)
+        show_table(console, table, optional=("executions", "attempts", "seconds", "turns"))
         console.print(f"batch: {ok}/{len(rows)} succeeded")
     if any(r["exit_code"] in (EXIT_BAD_INPUT, 3) for r in rows):
         return max(r["exit_code"] for r in rows if r["exit_code"] in (EXIT_BAD_INPUT, 3))
     return EXIT_OK if ok == len(rows) else EXIT_FAILED
 
 
-def list_runs(root: Path, scenario: str | None) -> None:
-    """Table of saved runs: scenario, run (its id starts with the start time), status, turns, time."""
+def list_runs(root: Path, scenario: str | None, limit: int | None = None) -> None:
+    """Table of saved runs, newest first: run id (it starts with the start time), scenario, status, counts, path."""
+    from agents.display import show_table
+    from agents.replay.find import find_runs
     from agents.transcript import load_transcript
 
-    table = Table(title=f"runs under {root}")
-    for col in ("scenario", "run", "status", "attempts", "turns", "executions", "seconds"):  # the run id holds the start time
-        table.add_column(col, overflow="fold", no_wrap=col in ("run", "status"))
+    dirs = find_runs(root, scenario)
     base = root / scenario if scenario else root
-    dirs = sorted(p.parent for p in base.glob("**/events.jsonl"))
-    for d in dirs:
+    if not dirs:
+        console.print(f"no runs under {base}", soft_wrap=True)
+        return
+    shown = dirs[:limit] if limit else dirs
+    table = Table(title=f"runs under {base}, newest first" + (f" ({len(shown)} of {len(dirs)})"
+                                                                if len(shown) < len(dirs) else ""))
+    for col in ("run", "scenario", "status", "attempts", "turns", "executions", "seconds", "path"):
+        table.add_column(col, no_wrap=col in ("run", "scenario", "status", "path"))
+    for d in shown:
         try:
             t = load_transcript(d)
         except CodeduetError:
+            table.add_row(d.name, d.parent.name, "unreadable", "", "", "", "", shown_path(d))
             continue
         tot = t.get("totals") or {}
         attempts = str(tot.get("attempts") or 1) + (f" (kept {t['chosen_attempt']})"
                                                      if (tot.get("attempts") or 1) > 1 else "")
-        table.add_row(d.parent.name, d.name, t.get("status", "?"), attempts, str(tot.get("turns", "")),
-                      str(tot.get("executions", "")), str(tot.get("seconds", "")))
-    console.print(table if dirs else f"no runs under {base}")
+        table.add_row(d.name, d.parent.name, t.get("status", "?"), attempts, str(tot.get("turns", "")),
+                      str(tot.get("executions", "")), str(tot.get("seconds", "")), shown_path(d))
+    show_table(console, table, optional=("executions", "attempts", "seconds", "turns"))
+
+
+def shown_path(path: Path) -> str:
+    """A path relative to the current folder when it is below it, else absolute: what a person types next."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 # The typer app: the `codeduet` console script, `python -m agents` and `python run.py` all run it.
@@ -207,13 +240,15 @@ def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario Y
         max_auto_reply: Optional[int] = typer.Option(None, min=0, help="Override max_consecutive_auto_reply."),
         human: Optional[str] = typer.Option(None, help="Override human_input_mode: always|terminate|never."),
         attempts: Optional[int] = typer.Option(None, min=1, help="Override strategy.attempts (fresh conversations)."),
+        max_seconds: Optional[float] = typer.Option(None, min=1, help="Wall-clock budget of each run (overrides "
+                                                    "strategy.max_seconds); when spent, the run ends as `timeout`."),
         workspace: Optional[Path] = typer.Option(None, help="Root folder for run folders (default workspaces/)."),
         jobs: Optional[int] = typer.Option(None, min=1, help="Batch: scenarios run at once (each in its own "
                                            "process; default 1). With --ray local: the sandboxes it advertises."),
         ray: Optional[str] = typer.Option(None, metavar="ADDRESS", help="Batch on Ray: local | auto | "
                                           "ray://host:port (needs `pip install 'codeduet\\[ray]'`)."),
         json_out: bool = typer.Option(False, "--json", help="Print a JSON summary instead of the conversation.")) -> None:
-    """Run scenario(s); exit 0 success, 1 failed/max_replies, 2 bad input, 3 environment."""
+    """Run scenario(s); exit 0 success, 1 failed/max_replies/timeout, 2 bad input, 3 environment, 130 Ctrl-C."""
     from agents.conversation import RunOptions
     from agents.hitl import human_for_mode, normalize_mode
 
@@ -222,14 +257,17 @@ def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario Y
         mode = normalize_mode(human)
         if ray is not None:
             raise typer.Exit(run_ray_batch(scenarios, ray, jobs, dict(model=model, max_auto_reply=max_auto_reply,
-                                           human=mode, attempts=attempts), workspace, json_out))
+                                           human=mode, attempts=attempts, max_seconds=max_seconds), workspace,
+                                           json_out))
         if len(scenarios) > 1:
+            refuse_attended_batch(scenarios, mode)
             extra = [a for k, v in (("--model", model), ("--max-auto-reply", max_auto_reply), ("--human", mode),
-                                    ("--attempts", attempts), ("--workspace", workspace))
+                                    ("--attempts", attempts), ("--max-seconds", max_seconds),
+                                    ("--workspace", workspace))
                      if v is not None for a in (k, str(v))]
             raise typer.Exit(run_batch(scenarios, extra, jobs or 1, json_out))
         opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace,
-                          attempts=attempts)
+                          attempts=attempts, max_seconds=max_seconds)
         raise typer.Exit(run_one(scenarios[0], opts, json_out, human=human_for_mode(console)))
 
 
@@ -244,8 +282,11 @@ def chat(model: Optional[str] = typer.Option(None, help="Model name from configs
                                       workspace=workspace))
 
 
-@app.command()
-def replay(target: Path = typer.Argument(..., help="A run folder or its transcript.json."),
+@app.command(context_settings={"ignore_unknown_options": True})  # `replay -1`: the newest run, not an option
+def replay(target: str = typer.Argument(..., metavar="RUN", help="A run folder (or its transcript.json), a run id or "
+                                        "a unique prefix of one (see `codeduet runs`), a scenario's folder, name or "
+                                        "YAML file (its newest run), or latest / -1 (the newest run; -2 the one "
+                                        "before)."),
            step: bool = typer.Option(False, help="Wait for Enter between messages."),
            execute: bool = typer.Option(False, help="Re-run every block in a fresh sandbox; report match/diverged."),
            html: Optional[Path] = typer.Option(None, help="Write one self-contained HTML page."),
@@ -253,14 +294,20 @@ def replay(target: Path = typer.Argument(..., help="A run folder or its transcri
            message: Optional[str] = typer.Option(None, help="With --resume: the first new message."),
            model: Optional[str] = typer.Option(None, help="With --resume: another model."),
            max_auto_reply: Optional[int] = typer.Option(None, min=0, help="With --resume: reply limit."),
-           image: Optional[str] = typer.Option(None, help="With --execute: another sandbox image.")) -> None:
+           image: Optional[str] = typer.Option(None, help="With --execute: another sandbox image."),
+           workspace: Optional[Path] = typer.Option(None, help="Root folder of run folders, where run ids are "
+                                                    "looked up.")) -> None:
     """Show a saved run; or re-execute it, export it to HTML, or resume it."""
+    from agents.paths import default_workspaces
     from agents.replay.cli import replay_command
 
     install_signal_handlers()
     with cli_errors():
-        raise typer.Exit(replay_command(console, target, step=step, execute=execute, html=html, resume=resume,
-                                        message=message, model=model, max_auto_reply=max_auto_reply, image=image))
+        if target.startswith("-") and not target[1:].isdigit():
+            raise BadInputError(f"no such option: {target} (see `codeduet replay --help`)")
+        raise typer.Exit(replay_command(console, target, root=workspace or default_workspaces(), step=step,
+                                        execute=execute, html=html, resume=resume, message=message, model=model,
+                                        max_auto_reply=max_auto_reply, image=image))
 
 
 @bench_app.command("humaneval")
@@ -313,12 +360,13 @@ def bench_llm() -> None:
 
 @app.command()
 def runs(scenario: Optional[str] = typer.Argument(None, help="Only this scenario's runs."),
+         n: Optional[int] = typer.Option(None, "-n", min=1, help="Only the N newest runs."),
          workspace: Optional[Path] = typer.Option(None, help="Root folder of run folders.")) -> None:
-    """List saved runs with status, turns and time."""
+    """List saved runs, newest first, with status, turns, time and path (replay takes the run id or the path)."""
     from agents.paths import default_workspaces
 
     with cli_errors():
-        list_runs(workspace or default_workspaces(), scenario)
+        list_runs(workspace or default_workspaces(), scenario, n)
 
 
 @sandbox_app.command("build")

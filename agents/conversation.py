@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from agents.attempt import AttemptSetup, final_status, run_attempt, workspace_name
+from agents.budget import TimeBudget
 from agents.briefing import briefed_task
 from agents.changes import record_changes
 from agents.display import NullDisplay
@@ -35,6 +36,8 @@ class RunOptions:
     workspaces: Path | None = None
     attempts: int | None = None
     """Override the scenario's strategy.attempts."""
+    max_seconds: float | None = None
+    """Override the scenario's strategy.max_seconds (the run's wall-clock budget)."""
     history: list[dict[str, Any]] = field(default_factory=list)
     """Prior messages ({sender_role: assistant|user_proxy, content}) to seed, for resume."""
     parent: dict[str, Any] | None = None
@@ -59,6 +62,22 @@ class RunResult:
     """What the kept attempt changed in the starting files (agents/changes.py): {path, change, added, removed, size}."""
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM stopped a run: still a KeyboardInterrupt, carrying the saved run (its folder and status)."""
+
+    def __init__(self, result: RunResult):
+        super().__init__(f"interrupted: {result.run_dir}")
+        self.result = result
+
+
+def until_stopped(start: Callable[[], RunResult]) -> RunResult:
+    """start() -> its RunResult, also when Ctrl-C stopped it (the CLI prints its folder and exits 130)."""
+    try:
+        return start()
+    except RunInterrupted as stop:
+        return stop.result
+
+
 def resolve_model(scenario: Scenario, opts: RunOptions) -> ModelProvider:
     """The provider for --model, else the scenario's model, else configs/llm.yaml's default."""
     spec = opts.model if opts.model is not None else scenario.model
@@ -71,9 +90,9 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
     opts = opts or RunOptions()
     display = display or NullDisplay()
     provider = resolve_model(scenario, opts)
-    if opts.attempts is not None:
-        scenario = scenario.model_copy(update={"strategy": scenario.strategy.model_copy(
-            update={"attempts": opts.attempts})})
+    overrides = {k: v for k, v in (("attempts", opts.attempts), ("max_seconds", opts.max_seconds)) if v is not None}
+    if overrides:
+        scenario = scenario.model_copy(update={"strategy": scenario.strategy.model_copy(update=overrides)})
     provider.check_ready(display.console)  # an automatic model pull shows its progress bar there
     for line in preflight(scenario.sandbox):
         display.info(line)
@@ -90,9 +109,10 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
         if reply.get("role") == "assistant" and ((report.get("outcome") or {}).get("executions")):
             memory.remember(reply.get("content"), 0, 0, (report.get("outcome") or {}).get("summary")
                             or "it ran in the run this one resumes")
-    setup = AttemptSetup(scenario, provider, recorder, display, memory, run_dir, run_id, limit, mode, human)
+    setup = AttemptSetup(scenario, provider, recorder, display, memory, run_dir, run_id, limit, mode, human,
+                         TimeBudget(scenario.strategy.max_seconds))
     display.run_started(scenario, provider.describe(), run_dir)
-    status, reason, error = "error", "the run did not finish", None
+    status, reason, error, interrupted = "error", "the run did not finish", None, False
     summaries: list[dict[str, Any]] = []
     budget = scenario.strategy.attempts
     if mode != "NEVER" or opts.history:
@@ -102,6 +122,8 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
     task = briefed_task(scenario.task, scenario.text_files(), scenario.strategy.file_preview)
     try:
         for attempt in range(1, budget + 1):
+            if setup.budget.spent():  # a fresh attempt would not get a turn in
+                break
             if attempt == 1:
                 message, history = opts.first_message or task, opts.history
             else:
@@ -111,12 +133,11 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
             summary = run_attempt(setup, attempt, message, history)
             summaries.append(summary)
             recorder.event("attempt", **summary)
-            if summary["success"] or summary["stop_reason"] == "human_exit":
+            if summary["success"] or summary["stop_reason"] in ("human_exit", "timeout"):
                 break
-        status, reason = overall_status(summaries, budget)
+        status, reason = overall_status(summaries, budget, setup.budget)
     except KeyboardInterrupt:
-        status, reason = "interrupted", "stopped by Ctrl-C / SIGTERM"
-        raise
+        status, reason, interrupted = "interrupted", "stopped by Ctrl-C / SIGTERM", True
     except CodeduetError as exc:
         status, reason, error = "error", str(exc), exc
     except Exception as exc:  # a bug or a backend failure: recorded, then shown as one line
@@ -129,14 +150,28 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
         changed = record_changes(run_dir, run_dir / workspace_name(chosen or 1), scenario.starting_files())
         path = recorder.finish(status, reason, chosen_attempt=chosen, changed_files=changed)
         display.run_finished(status, reason, run_dir)
-    return RunResult(run_dir, status, reason, recorder.totals(), path, error, summaries, chosen, changed)
+    result = RunResult(run_dir, status, reason, recorder.totals(), path, error, summaries, chosen, changed)
+    if interrupted:
+        raise RunInterrupted(result)
+    return result
 
 
-def overall_status(summaries: list[dict[str, Any]], budget: int) -> tuple[str, str]:
-    """The first successful attempt's status; else the best attempt's, saying how many were tried."""
+def overall_status(summaries: list[dict[str, Any]], budget: int, time_budget: TimeBudget | None = None
+                   ) -> tuple[str, str]:
+    """The first successful attempt's status; else `timeout` when the time budget ended the run (saying how far it
+    got); else the best attempt's, saying how many were tried."""
     best = best_attempt(summaries)
     if best is None:
         return "failed", "no attempt ran"
+    last = summaries[-1]
+    timed_out = last["stop_reason"] == "timeout" or (not best["success"] and time_budget is not None
+                                                     and time_budget.spent() and len(summaries) < budget)
+    if timed_out and not best["success"]:
+        where = last["reason"] if last["stop_reason"] == "timeout" else \
+            f"the time budget of {time_budget.seconds:g} s ran out before attempt {len(summaries) + 1}"
+        return "timeout", (f"{where}; {len(summaries)} of {budget} attempt(s) ran, "
+                           f"{sum(s['turns'] for s in summaries)} turn(s); kept attempt {best['attempt']} "
+                           f"({best['checks_passed']}/{best['checks']} checks passed: {best['summary']})")
     if len(summaries) == 1 and budget == 1:
         return best["status"], best["reason"]
     if best["success"]:

@@ -6,11 +6,15 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, ContextManager, Iterator
 
-from rich.console import Console, Group
+import re
+
+from rich.console import Console, Group, RenderableType
 from rich.live import Live
-from rich.markdown import Markdown
+from rich.markup import escape
 from rich.panel import Panel
 from rich.spinner import Spinner
+from rich.syntax import Syntax
+from rich.table import Table
 from rich.text import Text
 
 STYLE = {"task": "cyan", "assistant": "green", "execution": "yellow", "human": "magenta", "user_proxy": "blue"}
@@ -51,19 +55,103 @@ def outcome_text(outcome: dict[str, Any]) -> Text:
     return text
 
 
-def message_panel(event: dict[str, Any], time: str | None = None) -> Panel:
-    """A panel for one transcript message (used live and by replay)."""
-    role = event.get("role", "user_proxy")
-    body: Any = Markdown(event.get("content") or "*(empty)*", code_theme="monokai")
-    parts = [body]
-    if event.get("outcome"):
-        parts.insert(0, outcome_text(event["outcome"]))
+FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)\n(?P<code>.*?)(?:^(?P=fence)[ \t]*$|\Z)", re.M | re.S)
+
+
+def segments(content: str) -> Iterator[tuple[str, str, str, str]]:
+    """('text', prose, '', '') and ('code', code, fence, info string) pieces of a message, in order (an unclosed
+    fence runs to the end)."""
+    pos = 0
+    for m in FENCE.finditer(content):
+        if m.start() > pos:
+            yield "text", content[pos:m.start()], "", ""
+        yield "code", m["code"], m["fence"], m["info"]
+        pos = m.end()
+    if pos < len(content):
+        yield "text", content[pos:], "", ""
+
+
+def message_body(content: str) -> list[RenderableType]:
+    """Prose as written (its line breaks kept) and code highlighted between its fences, never re-flowed: a long
+    code line is cropped at the edge, so what is shown is the code as it runs."""
+    parts: list[RenderableType] = []
+    for kind, text, fence, info in segments(content or "(empty)"):
+        if kind == "text":
+            if text.strip("\n"):
+                parts.append(Text(text.strip("\n")))
+            continue
+        parts.append(Text(fence + info, style="dim", no_wrap=True, overflow="crop"))
+        parts.append(Syntax(text.rstrip("\n"), (info.split() or ["text"])[0], theme="monokai", word_wrap=False,
+                            background_color="default"))
+        parts.append(Text(fence, style="dim"))
+    return parts
+
+
+def message_title(event: dict[str, Any], time: str | None = None) -> tuple[str, str]:
+    """'sender · role · time', and the usage line ('prompt_tokens=... seconds=...')."""
     usage = event.get("usage") or {}
     subtitle = " ".join(f"{k}={v}" for k, v in usage.items()
                         if k in ("prompt_tokens", "completion_tokens", "seconds", "first_token_s"))
-    title = f"{event.get('sender', '?')} · {role}" + (f" · {time}" if time else "")
+    return f"{event.get('sender', '?')} · {event.get('role', 'user_proxy')}" + (f" · {time}" if time else ""), subtitle
+
+
+def message_panel(event: dict[str, Any], time: str | None = None) -> Panel:
+    """A panel for one transcript message (used live and by replay)."""
+    role = event.get("role", "user_proxy")
+    parts = message_body(event.get("content") or "")
+    if event.get("outcome"):
+        parts.insert(0, outcome_text(event["outcome"]))
+    title, subtitle = message_title(event, time)
     return Panel(Group(*parts), title=title, title_align="left", subtitle=subtitle or None,
                  border_style=STYLE.get(role, "white"))
+
+
+def show_message(console: Console, event: dict[str, Any], time: str | None = None) -> None:
+    """One message: a panel in a terminal; with no terminal (a pipe, a file, CI), plain text with no boxes, the
+    content exactly as sent, so code copied from it runs."""
+    if console.is_terminal:
+        console.print(message_panel(event, time))
+        return
+    title, subtitle = message_title(event, time)
+    console.print(Text(f"--- {title}" + (f" ({subtitle})" if subtitle else "")), soft_wrap=True)
+    if event.get("outcome"):
+        console.print(outcome_text(event["outcome"]), end="", soft_wrap=True)
+    console.print(Text(event.get("content") or "(empty)"), soft_wrap=True)
+
+
+def heading(console: Console, text: str, style: str = "") -> None:
+    """A section or status line that is never cut: a rule with the text when it fits the terminal, else (and with
+    no terminal) the text on its own line, wrapped by the terminal if need be. `text` may hold rich markup."""
+    plain = Text.from_markup(text).plain
+    if console.is_terminal and len(plain) + 6 <= console.width:
+        console.rule(text, style=style or "rule.line")
+        return
+    console.print(text if console.is_terminal else Text(plain), soft_wrap=True)
+
+
+def show_table(console: Console, table: Table, optional: tuple[str, ...] = ()) -> None:
+    """A table whose no_wrap columns (ids, paths, statuses) are never cut. In a narrow terminal the `optional`
+    columns are left out, in that order, until it fits; if it still does not, it is printed as wide as it needs
+    (the terminal wraps its lines, whole). With no terminal: plain columns, no box, nothing left out."""
+    def minimum() -> int:
+        return table.__rich_measure__(console, console.options.update(width=10_000)).minimum
+
+    if not console.is_terminal:
+        table.box, table.show_edge, table.title_style = None, False, ""
+    else:
+        for name in optional:
+            if minimum() <= console.width:
+                break
+            table.columns[:] = [c for c in table.columns if c.header != name]
+        if minimum() > console.width:
+            table.pad_edge = False
+    prior = console.width
+    console.width = max(prior, minimum()) if console.is_terminal else \
+        table.__rich_measure__(console, console.options.update(width=10_000)).maximum
+    try:
+        console.print(table)
+    finally:
+        console.width = prior
 
 
 class ConsoleDisplay(NullDisplay):
@@ -81,13 +169,13 @@ class ConsoleDisplay(NullDisplay):
 
     def run_started(self, scenario: Any, model: dict[str, Any], run_dir: Path) -> None:
         """Header line."""
-        self.console.rule(f"[bold]{scenario.name}[/] · model {model.get('name')} ({model.get('provider')}) · "
-                          f"sandbox {scenario.sandbox.kind}")
+        heading(self.console, f"[bold]{escape(scenario.name or '')}[/] · model {model.get('name')} "
+                              f"({model.get('provider')}) · sandbox {scenario.sandbox.kind}")
 
     def run_finished(self, status: str, reason: str, run_dir: Path) -> None:
         """Footer line."""
         color = "green" if status == "success" else "red"
-        self.console.rule(f"[{color}]{status}[/] · {reason}")
+        heading(self.console, f"[{color}]{status}[/] · {escape(reason)}")
 
     def generation_started(self, name: str) -> None:
         """Spinner until the first token arrives."""
@@ -103,7 +191,7 @@ class ConsoleDisplay(NullDisplay):
         self.buffer += text
         if self.live is not None:
             tail = "\n".join(self.buffer.splitlines()[-15:])
-            self.live.update(Panel(Text(tail), title=f"{self.name} · streaming", title_align="left",
+            self.live.update(Panel(Text(tail, no_wrap=True, overflow="crop"), title=f"{self.name} · streaming", title_align="left",
                                    border_style="dim"))
 
     def stop_live(self) -> None:
@@ -115,7 +203,7 @@ class ConsoleDisplay(NullDisplay):
     def on_message(self, event: dict[str, Any]) -> None:
         """Print the final message."""
         self.stop_live()
-        self.console.print(message_panel(event))
+        show_message(self.console, event)
 
     @contextmanager
     def executing(self, n: int, total: int) -> Iterator[None]:

@@ -9,6 +9,7 @@ from typing import Any, Callable
 from autogen import Agent, ConversableAgent, UserProxyAgent
 
 from agents.ag2_adapter import auto_replies_in_a_row
+from agents.budget import TimeBudget
 from agents.checks import run_checks
 from agents.codeblocks import classify_reply, extract_code_blocks
 from agents.feedback import Outcome, execution_feedback
@@ -39,7 +40,8 @@ class SandboxProxy(UserProxyAgent):
     def __init__(self, scenario: Scenario, executor: Executor, context: RunContext, *,
                  is_termination_msg: Callable[[dict[str, Any]], bool], human_input_mode: str,
                  max_consecutive_auto_reply: int, human: HumanInput | None = None,
-                 display: Display | None = None, memory: RepeatMemory | None = None, attempt: int = 1):
+                 display: Display | None = None, memory: RepeatMemory | None = None, attempt: int = 1,
+                 budget: TimeBudget | None = None):
         super().__init__(scenario.user_proxy.name, human_input_mode=human_input_mode,
                          max_consecutive_auto_reply=max_consecutive_auto_reply, code_execution_config=False,
                          is_termination_msg=is_termination_msg, default_auto_reply="")
@@ -56,6 +58,8 @@ class SandboxProxy(UserProxyAgent):
         self.last_executed: Outcome | None = None
         self.memory = memory if memory is not None else RepeatMemory()
         self.attempt = attempt
+        self.budget = budget or TimeBudget(None)
+        """The run's wall-clock budget: a block runs at most for what is left of it."""
         self.turns = 0
         """Assistant replies answered so far in this attempt."""
         self.prose_seen: set[str] = set()
@@ -149,7 +153,7 @@ class SandboxProxy(UserProxyAgent):
             named = block.filename is not None
             showing = self.display.executing(len(outcome.results) + 1, len(runnable)) if self.display \
                 else nullcontext()
-            with showing:
+            with showing, self.budget.capped(self.executor):
                 result = self.executor.execute(block.code, "python" if named else block.runnable_as or "python")
             after = snapshot(workspace)
             result.files, before = changes(before, after), after

@@ -235,6 +235,9 @@ class StrategyConfig(Strict):
     """A reply with neither code nor TERMINATE (unattended runs): `keep` re-asks with that reply kept and a request
     for the script it describes (a diagnosis or a plan is built on, the self-debugging pattern); `reask` asks again
     from the clean prompt, as if the reply had not been given."""
+    max_seconds: float | None = Field(default=None, gt=0, le=7 * 24 * 3600)
+    """Wall-clock budget of the whole run, in seconds (None: none; `--max-seconds` overrides). When it is spent, the
+    generation or block under way stops, the run ends with the status `timeout`, and everything is saved."""
     file_preview: int = Field(default=30, ge=0, le=10_000)
     """Lines of each `files:` entry shown under the task in every attempt's first message (0: none), so the model
     sees the data it must handle instead of guessing its format (at most 4,000 characters in all)."""

@@ -10,6 +10,7 @@ from typing import Any
 
 from autogen import ConversableAgent
 
+from agents.budget import TimeBudget
 from agents.codeblocks import classify_reply
 from agents.models.loops import salvaged_loop
 from agents.prompts import render
@@ -64,7 +65,8 @@ class SamplingPolicy:
 
 
 def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, policy: SamplingPolicy,
-                          memory: RepeatMemory, recorder: Recorder, display: Display) -> None:
+                          memory: RepeatMemory, recorder: Recorder, display: Display,
+                          budget: TimeBudget | None = None) -> None:
     """Replace the assistant's LLM reply: each turn sampled per the policy; a reply that repeats code that already
     ran, that was cut off inside its code block (the model looping until max_tokens), or (unattended) that holds
     only prose, is re-asked."""
@@ -72,11 +74,13 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
     def reply(agent: ConversableAgent, messages: list[dict[str, Any]] | None = None, sender: Any = None,
               config: Any = None, **kwargs: Any) -> tuple[bool, Any]:
         turn = policy.next_turn()
-        budget = policy.config.max_resamples
+        if budget is not None:  # no new turn once the run's time is spent
+            budget.check(f"before turn {turn} of attempt {policy.attempt}")
+        resamples = policy.config.max_resamples
         history = compact(messages if messages is not None else agent.chat_messages.get(sender, []),
                           policy.config.repair_context)
         asked = history
-        for resample in range(budget + 1):
+        for resample in range(resamples + 1):
             sampling = policy.sampling(turn, resample)
             params = _sampling_params(provider, sampling, policy.config.top_p)
             ok, text = ConversableAgent.generate_oai_reply(agent, asked, sender, config, **params, **kwargs)
@@ -87,7 +91,7 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
             kind = classify_reply(content) if ok else None
             reason = None if not ok else "repeat" if earlier is not None else "cut" if kind == "unclosed" \
                 else "no_code" if policy.reask_no_code and kind == "no_code" and "TERMINATE" not in content else None
-            if reason is None or resample == budget:
+            if reason is None or resample == resamples:
                 policy.last = {**sampling.to_dict(), "resample": resample}
                 return ok, text
             usage = provider.pop_usage()

@@ -20,9 +20,13 @@ def warn(line: str) -> None:
     err_console.print(f"[yellow]warning:[/] {line}", soft_wrap=True)
 
 
+EXIT_INTERRUPTED = 130
+"""Ctrl-C or SIGTERM, as a shell reports it."""
+
+
 def exit_code_for(status: str) -> int:
-    """0 success, 1 ran but did not succeed."""
-    return EXIT_OK if status == "success" else EXIT_FAILED
+    """0 success, 130 interrupted, 1 ran but did not succeed."""
+    return EXIT_OK if status == "success" else EXIT_INTERRUPTED if status == "interrupted" else EXIT_FAILED
 
 
 def report_result(result: RunResult, console: Console, note: str = "") -> int:
@@ -36,6 +40,8 @@ def result_exit_code(result: RunResult) -> int:
     if result.error is not None:
         err_console.print(f"[red]error:[/] {result.error}", soft_wrap=True)
         return result.error.exit_code
+    if result.status == "interrupted":
+        err_console.print("[yellow]interrupted[/]")
     return exit_code_for(result.status)
 
 

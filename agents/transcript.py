@@ -17,7 +17,7 @@ READABLE = ("codeduet.transcript/1", FORMAT)
 """Formats this version reads: /2 added attempts and rejected repeats; a /1 transcript is one attempt."""
 EVENTS = "events.jsonl"
 TRANSCRIPT = "transcript.json"
-STATUSES = ("success", "failed", "max_replies", "interrupted", "error")
+STATUSES = ("success", "failed", "max_replies", "timeout", "interrupted", "error")
 
 
 def now_iso() -> str:

@@ -85,22 +85,55 @@ def test_json_summary(sandbox_image, scenario_file, ws):
     assert transcript["status"] == data["status"] and transcript["totals"]["executions"] == 2
 
 
-def test_runs_lists_saved_runs(sandbox_image, scenario_file, ws):
-    a = json.loads(run_cli("run", str(scenario_file([py("print(1)")], name="alpha")), "--workspace", str(ws),
-                           "--json").stdout)
-    b = json.loads(run_cli("run", str(scenario_file([py("raise SystemExit(1)"), py("raise SystemExit(2)")], name="beta",
-                                                    user_proxy={"max_consecutive_auto_reply": 1})),
-                           "--workspace", str(ws), "--json").stdout)
-    proc = run_cli("runs", "--workspace", str(ws))
+def run_json(scenario: Path, ws: Path) -> dict:
+    proc = run_cli("run", str(scenario), "--workspace", str(ws), "--json")
+    assert proc.stdout.strip(), proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_runs_lists_saved_runs_newest_first_with_their_paths(sandbox_image, scenario_file, ws):
+    """`runs`: newest first (not by scenario name), every id and path whole, -n; through a pipe at 80 columns:
+    plain columns with no box (issue 20 items 4-5)."""
+    a = run_json(scenario_file([py("print(1)")], name="zeta"), ws)
+    b = run_json(scenario_file([py("raise SystemExit(1)"), py("raise SystemExit(2)")], name="alpha",
+                               user_proxy={"max_consecutive_auto_reply": 1}), ws)
+    proc = run_cli("runs", "--workspace", str(ws), env={"COLUMNS": "80"})
     assert proc.returncode == 0, proc.stderr
-    rows = {line.split("│")[2].strip(): line for line in proc.stdout.splitlines() if line.count("│") >= 7}
-    assert Path(a["run_dir"]).name in rows and Path(b["run_dir"]).name in rows
-    assert "alpha" in rows[Path(a["run_dir"]).name] and "success" in rows[Path(a["run_dir"]).name]
-    assert "beta" in rows[Path(b["run_dir"]).name] and "max_replies" in rows[Path(b["run_dir"]).name]
-    only = run_cli("runs", "alpha", "--workspace", str(ws))
+    assert not set("│┃━─") & set(proc.stdout), proc.stdout  # no terminal: no boxes
+    rows = [line.split() for line in proc.stdout.splitlines() if re.match(r"\s*\d{8}-\d{6}-", line)]
+    assert [r[0] for r in rows] == [Path(b["run_dir"]).name, Path(a["run_dir"]).name]  # newest first
+    assert rows[0][1:3] == ["alpha", "max_replies"] and rows[1][1:3] == ["zeta", "success"]
+    assert rows[0][-1] == b["run_dir"] and rows[1][-1] == a["run_dir"]  # the path, whole
+    newest = run_cli("runs", "--workspace", str(ws), "-n", "1")
+    assert Path(b["run_dir"]).name in newest.stdout and Path(a["run_dir"]).name not in newest.stdout
+    only = run_cli("runs", "zeta", "--workspace", str(ws))
     assert Path(a["run_dir"]).name in only.stdout and Path(b["run_dir"]).name not in only.stdout
     empty = run_cli("runs", "--workspace", str(ws / "nothing"))
     assert empty.returncode == 0 and "no runs under" in empty.stdout
+
+
+def test_replay_takes_a_run_id_a_prefix_a_scenario_or_latest(sandbox_image, scenario_file, ws):
+    """What `runs` shows, `replay` accepts: a run id, a unique prefix, a scenario folder, name or file (its newest
+    run), latest / -1 / -2; an ambiguous prefix or an unknown id is one line and exit 2 (issue 20 item 5)."""
+    first_file = scenario_file([py("print('first')")], name="first")
+    old = run_json(first_file, ws)["run_dir"]
+    new = run_json(first_file, ws)["run_dir"]
+    other = run_json(scenario_file([py("print('other')")], name="other"), ws)["run_dir"]
+
+    def replayed(target: str) -> str:
+        proc = run_cli("replay", target, "--workspace", str(ws))
+        assert proc.returncode == 0, (target, proc.stderr)
+        return next(line.split()[-1] for line in proc.stdout.splitlines() if line.startswith("run "))
+
+    assert replayed(Path(old).name) == old
+    assert replayed(Path(old).name[:-2]) == old
+    assert replayed(str(ws / "first")) == new and replayed("first") == new and replayed(str(first_file)) == new
+    assert replayed("latest") == other and replayed("-1") == other and replayed("-2") == new
+    assert replayed(old) == old and replayed(f"{old}/transcript.json") == old
+    for bad, says in (("2", "runs under"), ("nosuchrun", "no such run folder"), ("-9", "3 saved run(s)")):
+        proc = run_cli("replay", bad, "--workspace", str(ws))
+        assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+        assert proc.stderr.startswith(f"error: {bad}: ") and says in proc.stderr, proc.stderr
 
 
 def test_sandbox_status(sandbox_image):
@@ -150,9 +183,9 @@ def test_batch_prints_a_summary_table(sandbox_image, scenario_file, ws):
     assert proc.returncode == 1, proc.stderr
     out = proc.stdout
     assert "batch summary" in out
-    table = [line for line in out.splitlines() if line.count("│") >= 5]
-    assert any("good.yaml" in row and "success" in row for row in table), out
-    assert any("bad.yaml" in row and "max_replies" in row for row in table), out
+    table = [line.split() for line in out.splitlines() if len(line.split()) == 7]  # no terminal: plain columns
+    assert any(row[0].endswith("good.yaml") and row[1] == "success" for row in table), out
+    assert any(row[0].endswith("bad.yaml") and row[1] == "max_replies" for row in table), out
     assert out.rstrip().splitlines()[-1] == "batch: 1/2 succeeded"
     assert len(list(ws.glob("*/*/transcript.json"))) == 2
 
@@ -176,3 +209,22 @@ def test_batch_with_a_bad_file_runs_nothing(scenario_file, tmp_path, ws):
     assert proc.returncode == 2
     assert f"error: {bad}:2: YAML syntax error" in proc.stderr
     assert not ws.exists()
+
+
+@pytest.mark.parametrize("how", ["--human always", "--human terminate", "scenario asks"])
+def test_a_batch_that_asks_a_person_is_refused_before_anything_runs(scenario_file, ws, how):
+    """A person steers one run at a time: a batch with --human always|terminate (or a scenario whose
+    human_input_mode asks) is one line and exit 2, before any container or run folder (issue 20 item 3)."""
+    asks = how == "scenario asks"
+    first = scenario_file([py("print(1)")], name="one")
+    second = scenario_file([py("print(2)")], name="two",
+                           **({"user_proxy": {"human_input_mode": "ALWAYS"}} if asks else {}))
+    flags = [] if asks else how.split()
+    proc = run_cli("run", str(first), str(second), "--jobs", "2", *flags, "--workspace", str(ws), timeout=60)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "a batch runs unattended" in lines[0], proc.stderr
+    assert (f"{second}: human_input_mode ALWAYS" in lines[0]) if asks else (how in lines[0])
+    assert not ws.exists()
+    never = run_cli("run", str(first), str(second), "--human", "never", "--workspace", str(ws), "--json")
+    assert never.returncode == 0, never.stderr  # a person can still batch them unattended

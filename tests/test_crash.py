@@ -172,6 +172,7 @@ def test_sigterm_ends_the_run_cleanly(sandbox_image, tmp_path, during):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)
     assert "interrupted" in err
+    assert out.rstrip().splitlines()[-1] == f"run: {run_dir} status=interrupted"  # the folder, as every ending
     transcript = json.loads((run_dir / "transcript.json").read_text())
     assert transcript["status"] == "interrupted"
     assert events(run_dir)[-1]["type"] == "end"

@@ -8,7 +8,8 @@ from typing import Any
 from rich.console import Console
 
 from agents.errors import BadInputError
-from agents.transcript import EVENTS, load_transcript
+from agents.replay.find import resolve_run
+from agents.transcript import EVENTS, TRANSCRIPT, load_transcript
 
 
 def load_run(target: Path) -> dict[str, Any]:
@@ -34,12 +35,20 @@ def _check_options(step: bool, execute: bool, html: Path | None, resume: bool, m
         raise BadInputError("--step only applies when showing a run (without --execute, --html or --resume)")
 
 
-def replay_command(console: Console, target: Path, *, step: bool = False, execute: bool = False,
-                   html: Path | None = None, resume: bool = False, message: str | None = None,
+def replay_command(console: Console, target: str | Path, *, root: Path | None = None, step: bool = False,
+                   execute: bool = False, html: Path | None = None, resume: bool = False, message: str | None = None,
                    model: str | None = None, max_auto_reply: int | None = None, image: str | None = None) -> int:
-    """Show a saved run (default), or write --html, --execute its blocks again, --resume it; the exit code."""
+    """Show a saved run (default), or write --html, --execute its blocks again, --resume it; the exit code.
+    `target` is anything agents/replay/find.py resolves (run folder, id or prefix, scenario, latest, -N)."""
+    from agents.paths import default_workspaces
+    from agents.terminal import err_console
+
     _check_options(step, execute, html, resume, message, model, max_auto_reply, image)
-    transcript = load_run(target)
+    run_dir = resolve_run(target, root or default_workspaces())
+    if Path(target).expanduser().resolve() not in (run_dir.resolve(), (run_dir / TRANSCRIPT).resolve(),
+                                                   (run_dir / EVENTS).resolve()):
+        err_console.print(f"run: {run_dir}", soft_wrap=True, highlight=False)  # which run an id or name meant
+    transcript = load_run(run_dir)
     if not (execute or html is not None or resume):
         from agents.replay.show import show_run
 

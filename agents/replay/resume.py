@@ -113,7 +113,7 @@ def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) 
 def resume_run(console: Console, t: dict[str, Any], *, message: str | None = None, model: str | None = None,
                max_auto_reply: int | None = None) -> int:
     """Run the conversation on from its full history; the new run folder links to this one."""
-    from agents.conversation import RunOptions, run_scenario
+    from agents.conversation import RunOptions, run_scenario, until_stopped
     from agents.display import ConsoleDisplay
     from agents.hitl import human_for_mode
     from agents.terminal import report_result, warn
@@ -127,5 +127,6 @@ def resume_run(console: Console, t: dict[str, Any], *, message: str | None = Non
                       workspaces=run_dir.parent.parent, history=history, parent=parent,
                       first_message=message or DEFAULT_MESSAGE)
     console.print(f"resuming {run_dir} ({len(history)} earlier messages, status {t.get('status')})", soft_wrap=True)
-    result = run_scenario(scenario, opts, display=ConsoleDisplay(console), human=human_for_mode(console))
+    result = until_stopped(lambda: run_scenario(scenario, opts, display=ConsoleDisplay(console),
+                                                human=human_for_mode(console)))
     return report_result(result, console, f" (continues {run_dir.name})")

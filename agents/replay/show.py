@@ -7,16 +7,16 @@ from datetime import datetime
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
 from rich.text import Text
 
 from agents.changes import DIFF_FILE, changes_title, line_kinds, shown_diff
-from agents.display import message_panel
+from agents.display import heading, show_message
 from agents.replay.timeline import attempt_label, rejected_label, timeline
 
 DIFF_STYLE = {"add": "green", "del": "red", "hunk": "cyan", "head": "bold", "note": "yellow"}
 STATUS_STYLE = {"success": "bold green", "failed": "bold red", "max_replies": "bold yellow",
-                "interrupted": "bold yellow", "error": "bold red"}
+                "timeout": "bold yellow", "interrupted": "bold yellow", "error": "bold red"}
 
 
 def parse_time(value: str | None) -> datetime | None:
@@ -53,12 +53,9 @@ def totals_label(t: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def header_table(t: dict[str, Any]) -> Table:
-    """Scenario, model, sandbox, status and totals as a two-column grid."""
+def header_rows(t: dict[str, Any]) -> list[tuple[str, str]]:
+    """Scenario, model, sandbox, status and totals: (name, value with markup) rows."""
     scenario = t.get("scenario") or {}
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold")
-    grid.add_column()
     status = t.get("status", "?")
     rows = [("scenario", f"{scenario.get('name', '?')}" + (f" — {scenario['description']}"
                                                             if scenario.get("description") else "")),
@@ -66,7 +63,7 @@ def header_table(t: dict[str, Any]) -> Table:
             ("sandbox", f"{(t.get('sandbox') or {}).get('kind', '?')} {(t.get('sandbox') or {}).get('image', '')}"),
             ("human input", str(t.get("human_input_mode", "?"))),
             ("started", str(t.get("started_at", "?"))),
-            ("status", f"[{STATUS_STYLE.get(status, 'bold')}]{status}[/] · {t.get('reason', '')}"),
+            ("status", f"[{STATUS_STYLE.get(status, 'bold')}]{status}[/] · {escape(str(t.get('reason', '')))}"),
             ("totals", totals_label(t)),
             ("run", str(t.get("run_dir", "?")))]
     tot = t.get("totals") or {}
@@ -79,9 +76,7 @@ def header_table(t: dict[str, Any]) -> Table:
     parent = t.get("parent")
     if parent:
         rows.append(("continues", f"{parent.get('run_dir', '?')} ({parent.get('messages', '?')} earlier messages)"))
-    for key, value in rows:
-        grid.add_row(key, value)
-    return grid
+    return [(key, value if key == "status" else escape(value)) for key, value in rows]
 
 
 def wait_for_enter(console: Console, index: int, total: int) -> bool:
@@ -99,8 +94,9 @@ def wait_for_enter(console: Console, index: int, total: int) -> bool:
 
 def show_run(console: Console, t: dict[str, Any], step: bool = False) -> None:
     """Print the whole conversation; with step, wait for Enter between messages."""
-    console.rule("[bold]codeduet replay")
-    console.print(header_table(t))
+    heading(console, "[bold]codeduet replay")
+    for key, value in header_rows(t):  # one line each, never cut (a long path wraps in the terminal, whole)
+        console.print(f"[bold]{key:<12}[/] {value}", soft_wrap=True)
     if t.get("recovered_from_events"):
         console.print("[yellow]recovered from events.jsonl: the transcript.json was missing or unusable[/]")
     messages = t.get("messages") or []
@@ -108,7 +104,7 @@ def show_run(console: Console, t: dict[str, Any], step: bool = False) -> None:
     shown = 0
     for kind, item in timeline(t):
         if kind == "attempt":
-            console.rule(f"[bold]{attempt_label(item, t.get('chosen_attempt'))}", style="cyan")
+            heading(console, f"[bold]{attempt_label(item, t.get('chosen_attempt'))}", style="cyan")
             continue
         if kind == "rejected":
             console.print(f"[dim yellow]↺ {rejected_label(item)}[/]", soft_wrap=True)
@@ -116,10 +112,10 @@ def show_run(console: Console, t: dict[str, Any], step: bool = False) -> None:
         if step and shown and not wait_for_enter(console, shown, len(messages)):
             step = False
         shown += 1
-        console.print(message_panel(item, time=message_time(item, started)))
+        show_message(console, item, time=message_time(item, started))
     show_changes(console, t)
     status = t.get("status", "?")
-    console.rule(f"[{STATUS_STYLE.get(status, 'bold')}]{status}[/] · {len(messages)} messages · {totals_label(t)}")
+    heading(console, f"[{STATUS_STYLE.get(status, 'bold')}]{status}[/] · {len(messages)} messages · {totals_label(t)}")
 
 
 def show_changes(console: Console, t: dict[str, Any]) -> None:
@@ -127,7 +123,7 @@ def show_changes(console: Console, t: dict[str, Any]) -> None:
     changed, lines, more = shown_diff(t)
     if not changed:
         return
-    console.rule(f"[bold]{changes_title(changed)}", style="cyan")
+    heading(console, f"[bold]{changes_title(changed)}", style="cyan")
     for line, kind in zip(lines, line_kinds(lines)):
         console.print(Text(line, style=DIFF_STYLE.get(kind, "")), soft_wrap=True)
     if not lines:  # the run folder lost its changes.diff: the list the transcript keeps

@@ -1,0 +1,69 @@
+"""A run's wall-clock budget (strategy.max_seconds, --max-seconds): when it is spent, the generation streaming now
+stops at its next token, a block running now is cut at its timeout, and no new turn or attempt starts."""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+from agents.protocols import TokenSink
+
+
+class BudgetSpent(Exception):
+    """The run's time budget ran out; `where` says what it was doing ("while generating turn 3 of attempt 2")."""
+
+    def __init__(self, seconds: float, where: str):
+        super().__init__(f"the time budget of {seconds:g} s ran out {where}")
+        self.seconds, self.where = seconds, where
+
+
+class TimeBudget:
+    """Seconds a run may take, counted from its start; None: no limit."""
+
+    def __init__(self, seconds: float | None):
+        self.seconds = seconds
+        self.started = time.monotonic()
+
+    def remaining(self) -> float | None:
+        """Seconds left (never below 0), or None without a budget."""
+        if self.seconds is None:
+            return None
+        return max(0.0, self.seconds - (time.monotonic() - self.started))
+
+    def spent(self) -> bool:
+        """Whether nothing is left."""
+        left = self.remaining()
+        return left is not None and left <= 0
+
+    def check(self, where: str) -> None:
+        """Raise BudgetSpent when nothing is left."""
+        if self.spent():
+            raise BudgetSpent(self.seconds or 0, where)
+
+    def guard(self, sink: TokenSink | None, where: Any) -> TokenSink | None:
+        """A token sink that stops the streaming generation once the budget is spent; `where()` describes it."""
+        if self.seconds is None:
+            return sink
+
+        def on_token(text: str) -> None:
+            if self.spent():
+                raise BudgetSpent(self.seconds or 0, where())
+            if sink is not None:
+                sink(text)
+
+        return on_token
+
+    @contextmanager
+    def capped(self, executor: Any) -> Iterator[None]:
+        """Run one block with its timeout cut to what is left of the budget (at least 1 s)."""
+        left = self.remaining()
+        cfg = getattr(executor, "cfg", None)
+        if left is None or cfg is None or left >= cfg.timeout:
+            yield
+            return
+        executor.cfg = cfg.model_copy(update={"timeout": max(1, int(left) + 1)})
+        try:
+            yield
+        finally:
+            executor.cfg = cfg
