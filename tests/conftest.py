@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agents.defaults import SANDBOX_IMAGE  # noqa: E402  (after the worktree root is on sys.path)
+from tests.helpers import py  # noqa: E402,F401  (tests import py from here too)
 
 pytest_plugins = ["tests.plugins.leak_guard", "pytester"]  # leak guard: see tests/plugins/leak_guard.py
 
@@ -67,6 +68,15 @@ def scenario_file(tmp_path: Path) -> ScenarioFactory:
     return make
 
 
-def py(code: str) -> str:
-    """A reply holding one python block."""
-    return f"Here is the script:\n```python\n{code}\n```"
+@pytest.fixture
+def loop_file(scenario_file: ScenarioFactory) -> ScenarioFactory:
+    """scenario_file for tests of the loop itself: the same AG2 conversation with the local executor (a subprocess
+    in the run's workspace, no container), so they run in `make check`; the sandbox has its own Docker tests."""
+
+    def make(replies: list[str], name: str = "t", **overrides: Any) -> Path:
+        sandbox = {"kind": "local", **overrides.pop("sandbox", {})}
+        return scenario_file(replies, name=name, sandbox=sandbox, **overrides)
+
+    return make
+
+

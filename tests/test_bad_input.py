@@ -12,7 +12,7 @@ from agents.errors import EXIT_BAD_INPUT, TranscriptError
 from agents.scenario import load_scenario
 from agents.transcript import FORMAT, JsonlRecorder, load_transcript
 from tests.conftest import IMAGE, py
-from tests.sandbox_helpers import ROOT, containers_under, run_cli
+from tests.helpers import ROOT, containers_under, run_cli
 
 SCRIPTED = 'model: {provider: scripted, replies: ["```python\\nprint(1)\\n```"]}\n'
 

@@ -1,6 +1,6 @@
 """A run's wall-clock budget (strategy.max_seconds, --max-seconds): the block or generation under way stops, the run
 ends as `timeout` with everything saved, the summary says how far it got, a batch reports it per scenario
-(issue 20 item 14). Real CLI runs: scripted model, Docker sandbox."""
+(issue 20 item 14). Real CLI runs: scripted model, the local executor (the budget is the loop's, not the sandbox's)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,7 @@ import pytest
 
 from agents.transcript import load_transcript
 from tests.conftest import py
-from tests.sandbox_helpers import run_cli
-
-pytestmark = pytest.mark.docker
+from tests.helpers import run_cli
 
 SLEEPER = py("import time\nprint('started', flush=True)\ntime.sleep(60)")
 
@@ -23,14 +21,14 @@ def summary_of(proc) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def test_the_budget_stops_a_long_block_and_ends_the_run_as_timeout(sandbox_image, scenario_file, tmp_path):
-    path = scenario_file([py("print('first turn')\nraise SystemExit(1)"), SLEEPER, py("print('never run')")],
-                         name="slow", sandbox={"timeout": 120}, strategy={"attempts": 3, "max_seconds": 6})
+def test_the_budget_stops_a_long_block_and_ends_the_run_as_timeout(loop_file, tmp_path):
+    path = loop_file([py("print('first turn')\nraise SystemExit(1)"), SLEEPER, py("print('never run')")],
+                         name="slow", sandbox={"timeout": 120}, strategy={"attempts": 3, "max_seconds": 2})
     proc = run_cli("run", str(path), "--workspace", str(tmp_path / "ws"), "--json", timeout=100)
     data = summary_of(proc)
     assert proc.returncode == 1 and data["status"] == "timeout", proc.stderr
     assert data["turns"] == 2 and data["executions"] == 2  # the sleeper ran, cut at the budget; no third turn
-    assert data["reason"].startswith("the time budget of 6 s ran out before turn 3 of attempt 1; 1 of 3 attempt(s) "
+    assert data["reason"].startswith("the time budget of 2 s ran out before turn 3 of attempt 1; 1 of 3 attempt(s) "
                                      "ran, 2 turn(s); kept attempt 1"), data["reason"]
     t = load_transcript(Path(data["run_dir"]))
     assert t["status"] == "timeout" and t["reason"] == data["reason"]
@@ -42,22 +40,22 @@ def test_the_budget_stops_a_long_block_and_ends_the_run_as_timeout(sandbox_image
     assert [(e["attempt"], e["where"]) for e in spent] == [(1, "before turn 3 of attempt 1")]
 
 
-def test_max_seconds_stops_a_generation_and_overrides_the_scenario(sandbox_image, scenario_file, tmp_path):
-    path = scenario_file([py("print('never')")], name="slowmodel", strategy={"attempts": 2, "max_seconds": 600},
-                         model={"provider": "scripted", "replies": [py("print('never')")], "delay_s": 4})
-    proc = run_cli("run", str(path), "--workspace", str(tmp_path / "ws"), "--max-seconds", "2", "--json")
+def test_max_seconds_stops_a_generation_and_overrides_the_scenario(loop_file, tmp_path):
+    path = loop_file([py("print('never')")], name="slowmodel", strategy={"attempts": 2, "max_seconds": 600},
+                         model={"provider": "scripted", "replies": [py("print('never')")], "delay_s": 2})
+    proc = run_cli("run", str(path), "--workspace", str(tmp_path / "ws"), "--max-seconds", "1", "--json")
     data = summary_of(proc)
     assert proc.returncode == 1 and data["status"] == "timeout", proc.stderr
-    assert data["reason"].startswith("the time budget of 2 s ran out while generating turn 1 of attempt 1"), data
+    assert data["reason"].startswith("the time budget of 1 s ran out while generating turn 1 of attempt 1"), data
     assert data["executions"] == 0
     t = load_transcript(Path(data["run_dir"]))
-    assert [m["role"] for m in t["messages"]] == ["task"] and t["strategy"]["max_seconds"] == 2
+    assert [m["role"] for m in t["messages"]] == ["task"] and t["strategy"]["max_seconds"] == 1
 
 
-def test_a_batch_reports_the_timeout_per_scenario(sandbox_image, scenario_file, tmp_path):
-    slow = scenario_file([SLEEPER], name="slow", sandbox={"timeout": 120})
-    quick = scenario_file([py("print('quick')")], name="quick")
-    proc = run_cli("run", str(slow), str(quick), "--max-seconds", "5", "--workspace", str(tmp_path / "ws"),
+def test_a_batch_reports_the_timeout_per_scenario(loop_file, tmp_path):
+    slow = loop_file([SLEEPER], name="slow", sandbox={"timeout": 120})
+    quick = loop_file([py("print('quick')")], name="quick")
+    proc = run_cli("run", str(slow), str(quick), "--max-seconds", "2", "--workspace", str(tmp_path / "ws"),
                    "--json", timeout=100)
     rows = {Path(r["scenario"]).stem: r for r in map(json.loads, proc.stdout.splitlines())}
     assert rows["slow"]["status"] == "timeout" and rows["slow"]["exit_code"] == 1
@@ -65,7 +63,7 @@ def test_a_batch_reports_the_timeout_per_scenario(sandbox_image, scenario_file, 
     assert proc.returncode == 1
 
 
-def test_max_seconds_must_be_positive(scenario_file, tmp_path):
-    path = scenario_file([py("print(1)")], name="bad", strategy={"max_seconds": 0})
+def test_max_seconds_must_be_positive(loop_file, tmp_path):
+    path = loop_file([py("print(1)")], name="bad", strategy={"max_seconds": 0})
     proc = run_cli("run", str(path), "--workspace", str(tmp_path / "ws"))
     assert proc.returncode == 2 and "strategy.max_seconds" in proc.stderr and len(proc.stderr.splitlines()) == 1

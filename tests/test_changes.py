@@ -18,7 +18,7 @@ from agents.replay.show import show_run
 from agents.scenario import load_scenario
 from agents.transcript import load_transcript
 from tests.conftest import py
-from tests.sandbox_helpers import run_cli
+from tests.helpers import run_cli
 from tests.test_files_from import BINARY, make_project
 
 EDIT = py("import os\nimport shop.price\n"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import py
-from tests.sandbox_helpers import ROOT, containers_under, run_cli
+from tests.helpers import ROOT, containers_under, run_cli
 
 pytestmark = pytest.mark.docker
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox_helpers import ROOT, RUN_PY
+from tests.helpers import ROOT, RUN_PY
 
 COMMANDS = {"run", "chat", "replay", "runs", "sandbox", "model", "bench"}
 ENV = {**os.environ, "COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"}

@@ -1,4 +1,5 @@
-"""The core loop: real AG2 agents, real Docker sandbox, the scripted model in place of the LLM."""
+"""The core loop: real AG2 agents, the scripted model in place of the LLM, and the local executor (no container, so
+these run in `make check`); the last tests run the same loop in the real Docker sandbox."""
 
 from __future__ import annotations
 
@@ -11,8 +12,6 @@ from agents.scenario import load_scenario
 from agents.transcript import FORMAT, load_transcript
 from tests.conftest import py
 
-pytestmark = pytest.mark.docker
-
 
 def run(path, **opts):
     return run_scenario(load_scenario(path), RunOptions(**opts))
@@ -22,8 +21,8 @@ def messages(result):
     return load_transcript(result.run_dir)["messages"]
 
 
-def test_success_at_once_ends_without_extra_llm_turn(sandbox_image, workspaces, scenario_file):
-    result = run(scenario_file([py("print(6 * 7)"), "should never be asked for"]))
+def test_success_at_once_ends_without_extra_llm_turn(workspaces, loop_file):
+    result = run(loop_file([py("print(6 * 7)"), "should never be asked for"]))
     assert result.status == "success"
     msgs = messages(result)
     assert [m["role"] for m in msgs] == ["task", "assistant", "execution"]
@@ -32,8 +31,8 @@ def test_success_at_once_ends_without_extra_llm_turn(sandbox_image, workspaces, 
     assert (result.run_dir / "workspace" / "block01.py").read_text().strip() == "print(6 * 7)"
 
 
-def test_failure_then_fix_traceback_reaches_assistant(sandbox_image, workspaces, scenario_file):
-    result = run(scenario_file([py("x = 1\nprint(x / 0)"), py("print(1)")]))
+def test_failure_then_fix_traceback_reaches_assistant(workspaces, loop_file):
+    result = run(loop_file([py("x = 1\nprint(x / 0)"), py("print(1)")]))
     assert result.status == "success"
     msgs = messages(result)
     first_report = msgs[2]
@@ -44,8 +43,8 @@ def test_failure_then_fix_traceback_reaches_assistant(sandbox_image, workspaces,
     assert result.totals["executions"] == 2 and result.totals["failed_executions"] == 1
 
 
-def test_check_failure_is_repaired_next_turn(sandbox_image, workspaces, scenario_file):
-    path = scenario_file([py("print(41)"), py("open('result.txt','w').write('ok'); print(42)")],
+def test_check_failure_is_repaired_next_turn(workspaces, loop_file):
+    path = loop_file([py("print(41)"), py("open('result.txt','w').write('ok'); print(42)")],
                          checks=[{"stdout_contains": "42"}, {"file_exists": "result.txt"}])
     result = run(path)
     assert result.status == "success"
@@ -56,6 +55,7 @@ def test_check_failure_is_repaired_next_turn(sandbox_image, workspaces, scenario
     assert [c["passed"] for c in msgs[4]["outcome"]["checks"]] == [True, True]
 
 
+@pytest.mark.docker
 def test_pytest_check_runs_in_sandbox(sandbox_image, workspaces, scenario_file, tmp_path):
     (tmp_path / "test_out.py").write_text(
         "from pathlib import Path\n\ndef test_file():\n    assert Path('out.txt').read_text() == 'hello'\n")
@@ -67,8 +67,8 @@ def test_pytest_check_runs_in_sandbox(sandbox_image, workspaces, scenario_file, 
     assert "assert" in msgs[2]["content"] and msgs[2]["outcome"]["checks"][0]["passed"] is False
 
 
-def test_termination_by_contains_predicate(sandbox_image, workspaces, scenario_file):
-    path = scenario_file([py("print('done')"), "All good. TERMINATE", py("print('never runs')")],
+def test_termination_by_contains_predicate(workspaces, loop_file):
+    path = loop_file([py("print('done')"), "All good. TERMINATE", py("print('never runs')")],
                          termination={"contains": "TERMINATE"})
     result = run(path)
     msgs = messages(result)
@@ -76,18 +76,18 @@ def test_termination_by_contains_predicate(sandbox_image, workspaces, scenario_f
     assert result.status == "success"
 
 
-def test_a_task_that_says_reply_terminate_does_not_end_the_run_before_the_model_is_asked(sandbox_image, workspaces,
-                                                                                        scenario_file):
+def test_a_task_that_says_reply_terminate_does_not_end_the_run_before_the_model_is_asked(workspaces,
+                                                                                        loop_file):
     # AG2 tutorials phrase tasks this way; the predicate judges the assistant's words, never the task
-    path = scenario_file([py("print('hi')"), "TERMINATE"], task="Print hi, then reply TERMINATE when done.",
+    path = loop_file([py("print('hi')"), "TERMINATE"], task="Print hi, then reply TERMINATE when done.",
                          termination={"contains": "TERMINATE"})
     result = run(path)
     assert result.status == "success", result.reason
     assert [m["role"] for m in messages(result)] == ["task", "assistant", "execution", "assistant"]
 
 
-def test_reply_limit_stops_the_run(sandbox_image, workspaces, scenario_file):
-    path = scenario_file([py(f"raise SystemExit({i})") for i in range(1, 11)],
+def test_reply_limit_stops_the_run(workspaces, loop_file):
+    path = loop_file([py(f"raise SystemExit({i})") for i in range(1, 11)],
                          user_proxy={"max_consecutive_auto_reply": 2})
     result = run(path)
     assert result.status == "max_replies"
@@ -95,8 +95,8 @@ def test_reply_limit_stops_the_run(sandbox_image, workspaces, scenario_file):
     assert result.totals["turns"] == 3
 
 
-def test_infinite_loop_is_killed_and_run_goes_on(sandbox_image, workspaces, scenario_file):
-    path = scenario_file([py("while True:\n    pass"), py("print('recovered')")], sandbox={"timeout": 2})
+def test_infinite_loop_is_killed_and_run_goes_on(workspaces, loop_file):
+    path = loop_file([py("while True:\n    pass"), py("print('recovered')")], sandbox={"timeout": 1})
     result = run(path)
     assert result.status == "success"
     first = messages(result)[2]["outcome"]["executions"][0]
@@ -104,13 +104,14 @@ def test_infinite_loop_is_killed_and_run_goes_on(sandbox_image, workspaces, scen
     assert "time limit" in messages(result)[2]["content"]
 
 
-def test_no_code_block_gets_a_nudge_once_the_reasks_are_spent(sandbox_image, workspaces, scenario_file):
-    result = run(scenario_file(["I think the answer is 42.", py("print(42)")], strategy={"max_resamples": 0}))
+def test_no_code_block_gets_a_nudge_once_the_reasks_are_spent(workspaces, loop_file):
+    result = run(loop_file(["I think the answer is 42.", py("print(42)")], strategy={"max_resamples": 0}))
     msgs = messages(result)
     assert msgs[2]["role"] == "user_proxy" and "no code block" in msgs[2]["content"]
     assert result.status == "success"
 
 
+@pytest.mark.docker
 def test_transcript_round_trips(sandbox_image, workspaces, scenario_file):
     result = run(scenario_file([py("print('hi')")]))
     data = load_transcript(result.run_dir)

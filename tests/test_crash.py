@@ -19,7 +19,7 @@ import yaml
 
 from agents.transcript import load_transcript
 from tests.conftest import IMAGE, py
-from tests.sandbox_helpers import ROOT, RUN_PY, containers_under, run_cli
+from tests.helpers import ROOT, RUN_PY, containers_under, run_cli, sandbox_runs, wait_for
 
 pytestmark = pytest.mark.docker
 
@@ -49,17 +49,6 @@ def events(run_dir: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def wait_for(what: Callable[[], object], timeout: float = 120, proc: subprocess.Popen | None = None) -> object:
-    """Poll until `what()` is truthy (the run is a separate process)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = what()
-        if value:
-            return value
-        if proc is not None and proc.poll() is not None:
-            raise AssertionError(f"run ended early ({proc.returncode}): {proc.communicate()}")
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting for the run")
 
 
 def only_run_dir(ws: Path, name: str) -> Path | None:
@@ -82,8 +71,7 @@ def killed_run(tmp_path_factory: pytest.TempPathFactory, sandbox_image: str):
     proc = start(scenario, ws)
     run_dir = wait_for(lambda: only_run_dir(ws, "killed"), proc=proc)
     wait_for(lambda: len(message_roles(run_dir)) >= 4, proc=proc)  # the second block was sent to the sandbox
-    wait_for(lambda: (run_dir / "workspace" / "block02.py").exists(), proc=proc)
-    time.sleep(1.0)  # inside the block's sleep
+    wait_for(lambda: sandbox_runs(base, "block02.py"), proc=proc)  # inside the block's sleep
     proc.send_signal(signal.SIGKILL)
     proc.wait()  # reaped: the label's pid is now dead
     container = next(e["container"] for e in events(run_dir) if e["type"] == "sandbox")
@@ -164,10 +152,9 @@ def test_sigterm_ends_the_run_cleanly(sandbox_image, tmp_path, during):
     proc = start(scenario, ws)
     run_dir = wait_for(lambda: only_run_dir(ws, "term"), proc=proc)
     if during == "execution":
-        wait_for(lambda: (run_dir / "workspace" / "block02.py").exists(), proc=proc)
-    else:
+        wait_for(lambda: sandbox_runs(tmp_path, "block02.py"), proc=proc)
+    else:  # the task is recorded, then the model is asked (and sleeps)
         wait_for(lambda: message_roles(run_dir) == ["task"], proc=proc)
-    time.sleep(1.0)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)

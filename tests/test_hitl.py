@@ -14,6 +14,7 @@ import yaml
 
 from agents.transcript import load_transcript
 from tests.conftest import ROOT, py
+from tests.helpers import run_cli, sandbox_runs, wait_for
 
 RUN_PY = str(ROOT / "run.py")
 pytestmark = pytest.mark.docker
@@ -51,9 +52,6 @@ def containers_of(run_dir: Path) -> list:
     return docker.from_env().containers.list(all=True, filters={"label": f"org.codeduet.run={run_dir.name}"})
 
 
-def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, RUN_PY, *args], input=stdin, capture_output=True, text=True, timeout=120,
-                          stdin=None if stdin is not None else subprocess.DEVNULL)
 
 
 # -- steering a run ---------------------------------------------------------------------------------
@@ -126,7 +124,8 @@ def test_ctrl_c_ends_cleanly(sandbox_image, workspaces, scenario_file, where):
         turn(child)
     else:
         child.expect("is generating…" if where == "generation" else "running block 1/1")
-        time.sleep(1.5)
+        if where == "execution":  # the block has started in the sandbox, not just been sent
+            wait_for(lambda: sandbox_runs(workspaces, "block01.py"))
     run_dir = only_run(workspaces, f"ctrlc-{where}")
     assert containers_of(run_dir), "the sandbox container should be running"
     child.sendintr()
@@ -154,7 +153,7 @@ def test_second_ctrl_c_forces_the_exit():
 # -- stdin that is not a terminal ---------------------------------------------------------------------------
 def test_never_does_not_prompt_even_with_closed_stdin(sandbox_image, workspaces, scenario_file):
     path = scenario_file([py("print(1)")], name="never", user_proxy={"human_input_mode": "ALWAYS"})
-    proc = cli("run", str(path), "--human", "never")
+    proc = run_cli("run", str(path), "--human", "never")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "your turn" not in proc.stdout
 
@@ -162,7 +161,7 @@ def test_never_does_not_prompt_even_with_closed_stdin(sandbox_image, workspaces,
 def test_piped_stdin_drives_the_run(sandbox_image, workspaces, scenario_file):
     path = scenario_file([py("print(1)"), "ok TERMINATE"], name="piped", termination={"contains": "TERMINATE"},
                          user_proxy={"human_input_mode": "ALWAYS"})
-    proc = cli("run", str(path), stdin="\nthanks, now stop\nexit\n")
+    proc = run_cli("run", str(path), stdin="\nthanks, now stop\nexit\n")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("your turn") == 3
     t = load_transcript(only_run(workspaces, "piped"))
@@ -171,14 +170,14 @@ def test_piped_stdin_drives_the_run(sandbox_image, workspaces, scenario_file):
 
 def test_closed_stdin_fails_clearly(sandbox_image, workspaces, scenario_file):
     path = scenario_file([py("print(1)")], name="closed", user_proxy={"human_input_mode": "ALWAYS"})
-    proc = cli("run", str(path))
+    proc = run_cli("run", str(path))
     assert proc.returncode == 2
     assert "stdin closed while waiting for human input: use --human never" in proc.stderr
     assert load_transcript(only_run(workspaces, "closed"))["status"] == "error"
 
 
 def test_bad_human_mode_is_rejected(tmp_path):
-    proc = cli("run", str(tmp_path / "x.yaml"), "--human", "sometimes")
+    proc = run_cli("run", str(tmp_path / "x.yaml"), "--human", "sometimes")
     assert proc.returncode == 2 and "always|terminate|never" in proc.stderr
 
 

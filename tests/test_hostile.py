@@ -23,7 +23,7 @@ from agents.conversation import RunOptions, run_scenario
 from agents.scenario import load_scenario
 from agents.transcript import load_transcript
 from tests.conftest import py
-from tests.sandbox_helpers import containers_under
+from tests.helpers import containers_under
 
 pytestmark = pytest.mark.docker
 

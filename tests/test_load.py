@@ -8,7 +8,7 @@ import pytest
 
 from agents.bench.batch_load import run_batch, write_scenarios
 from tests.conftest import IMAGE
-from tests.sandbox_helpers import containers_under
+from tests.helpers import containers_under
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

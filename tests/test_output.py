@@ -14,7 +14,7 @@ import pytest
 
 from agents.transcript import load_transcript
 from tests.conftest import ROOT
-from tests.sandbox_helpers import run_cli
+from tests.helpers import run_cli
 
 pytestmark = pytest.mark.docker
 

@@ -16,7 +16,7 @@ import pytest
 from agents.sandbox.docker_executor import LABEL, LABEL_PID
 from agents.transcript import load_transcript
 from tests.conftest import ROOT, py
-from tests.sandbox_helpers import RUN_PY, run_cli
+from tests.helpers import RUN_PY, run_cli
 
 ray = pytest.importorskip("ray", reason="the optional extra codeduet[ray] is not installed")
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

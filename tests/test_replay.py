@@ -25,6 +25,7 @@ from agents.replay.execute import normalize
 from agents.scenario import load_scenario
 from agents.transcript import load_transcript
 from tests.conftest import ROOT, py
+from tests.helpers import plain, run_cli, sandbox_runs, wait_for
 
 RUN_PY = str(ROOT / "run.py")
 SCREENSHOT = Path("/tmp/codeduet-html-screenshot.png")
@@ -34,15 +35,8 @@ needs_chromium = pytest.mark.skipif(shutil.which("chromium") is None, reason="ch
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-def plain(text: str) -> str:
-    """Terminal output without colour codes."""
-    return ANSI.sub("", text)
 
 
-def cli(*args: str, stdin: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COLUMNS": "120"}
-    return subprocess.run([sys.executable, RUN_PY, *args], input=stdin, capture_output=True, text=True,
-                          timeout=timeout, env=env, stdin=None if stdin is not None else subprocess.DEVNULL)
 
 
 def record(path: Path) -> Path:
@@ -67,7 +61,7 @@ def test_neither_transcript_nor_event_log_is_a_one_line_error(tmp_path):
     junk = tmp_path / "notes.txt"
     junk.write_text("hello\n")
     for target in (junk, tmp_path / "missing"):
-        proc = cli("replay", str(target))
+        proc = run_cli("replay", str(target))
         assert proc.returncode == 2
         assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("error:")
 
@@ -77,13 +71,13 @@ def test_other_format_or_truncated_transcript_falls_back_to_events(repaired_run)
     transcript = repaired_run / "transcript.json"
     data = json.loads(transcript.read_text())
     transcript.write_text(json.dumps({**data, "format": "codeduet.transcript/0"}))
-    proc = cli("replay", str(repaired_run))
+    proc = run_cli("replay", str(repaired_run))
     assert proc.returncode == 0, proc.stderr
     assert "warning:" in proc.stderr and "codeduet.transcript/0" in proc.stderr
     assert "recovered from events.jsonl" in proc.stdout and "success" in proc.stdout
     raw = json.dumps(data)
     transcript.write_text(raw[: len(raw) // 2])
-    proc = cli("replay", str(transcript))
+    proc = run_cli("replay", str(transcript))
     assert proc.returncode == 0 and "truncated" in proc.stderr
     assert "ZeroDivisionError" in proc.stdout
 
@@ -95,14 +89,14 @@ def test_kill_9_mid_run_is_recovered_as_interrupted(sandbox_image, workspaces, s
     child = pexpect.spawn(sys.executable, [RUN_PY, "run", str(path)], env=dict(os.environ), encoding="utf-8",
                           timeout=60)
     child.expect("block01.py exit=0")  # the first block's report
-    child.expect("running block 1/1")  # the second reply's block is running
-    time.sleep(0.5)
+    child.expect("running block 1/1")  # the second reply's block is sent...
+    wait_for(lambda: sandbox_runs(workspaces, "block02.py"))  # ...and runs
     os.kill(child.pid, signal.SIGKILL)
     child.expect(pexpect.EOF)
     run_dir = next((workspaces / "killed").iterdir())
     try:
         assert not (run_dir / "transcript.json").exists()
-        proc = cli("replay", str(run_dir))
+        proc = run_cli("replay", str(run_dir))
         assert proc.returncode == 0
         assert "missing; recovered" in proc.stderr and "interrupted" in proc.stdout and "partial" in proc.stdout
     finally:
@@ -112,7 +106,7 @@ def test_kill_9_mid_run_is_recovered_as_interrupted(sandbox_image, workspaces, s
 # -- show -----------------------------------------------------------------------------------------
 @pytest.mark.docker
 def test_show_renders_speaker_time_code_output_checks(repaired_run):
-    proc = cli("replay", str(repaired_run))
+    proc = run_cli("replay", str(repaired_run))
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     for text in ("demo", "a failing block, then the fix", "assistant · assistant", "user_proxy · execution",
@@ -141,7 +135,7 @@ def test_show_step_waits_for_enter(repaired_run):
 # -- execute --------------------------------------------------------------------------------------
 @pytest.mark.docker
 def test_execute_reports_match_for_every_block(repaired_run):
-    proc = cli("replay", str(repaired_run), "--execute")
+    proc = run_cli("replay", str(repaired_run), "--execute")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "✔ match     block01.py" in proc.stdout and "✔ match     block02.py" in proc.stdout
     assert "2 block(s): 2 match, 0 diverged" in proc.stdout
@@ -155,10 +149,10 @@ def test_execute_reports_divergence_after_a_changed_file(sandbox_image, workspac
     run_dir = record(path)
     transcript = run_dir / "transcript.json"
     data = json.loads(transcript.read_text())
-    assert cli("replay", str(run_dir), "--execute").returncode == 0
+    assert run_cli("replay", str(run_dir), "--execute").returncode == 0
     data["scenario"]["files"]["n.txt"] = "20\n"  # the sandbox's starting workspace changed
     transcript.write_text(json.dumps(data))
-    proc = cli("replay", str(run_dir), "--execute")
+    proc = run_cli("replay", str(run_dir), "--execute")
     print(proc.stdout)
     assert proc.returncode == 1
     assert "✘ diverged  block01.py" in proc.stdout
@@ -169,13 +163,13 @@ def test_execute_reports_divergence_after_a_changed_file(sandbox_image, workspac
 
 @pytest.mark.docker
 def test_execute_with_missing_image_is_an_environment_error(repaired_run):
-    proc = cli("replay", str(repaired_run), "--execute", "--image", "codeduet-no-such-image:0")
+    proc = run_cli("replay", str(repaired_run), "--execute", "--image", "codeduet-no-such-image:0")
     assert proc.returncode == 3
     assert "codeduet-no-such-image:0 not found" in proc.stderr
 
 
 def test_options_that_need_another_option_are_rejected(tmp_path):
-    proc = cli("replay", str(tmp_path), "--image", "x")
+    proc = run_cli("replay", str(tmp_path), "--image", "x")
     assert proc.returncode == 2 and "--image only applies with --execute" in proc.stderr
 
 
@@ -254,7 +248,7 @@ class Browser:
 @needs_chromium
 def test_html_export_renders_in_chromium(repaired_run, tmp_path):
     page = tmp_path / "run.html"
-    proc = cli("replay", str(repaired_run), "--html", str(page))
+    proc = run_cli("replay", str(repaired_run), "--html", str(page))
     assert proc.returncode == 0, proc.stderr
     text = page.read_text()
     assert "<link" not in text and "<script" not in text and "src=" not in text and "url(" not in text
@@ -361,8 +355,8 @@ def test_resume_continues_with_full_history_in_a_linked_run_folder(sandbox_image
     assert first_call[0] == "Print the answer." and "Done. TERMINATE" in first_call
     assert first_call[-1] == "Now print it in upper case."
     # the resumed run is itself a saved run: it re-executes and shows its parent
-    assert cli("replay", str(child_dir), "--execute").returncode == 0
-    shown = " ".join(cli("replay", str(child_dir)).stdout.split())  # long tmp paths wrap the header line
+    assert run_cli("replay", str(child_dir), "--execute").returncode == 0
+    shown = " ".join(run_cli("replay", str(child_dir)).stdout.split())  # long tmp paths wrap the header line
     assert "continues" in shown and "4 earlier messages" in shown, shown[:1500]
 
 
@@ -376,7 +370,7 @@ def test_execute_matches_a_run_recorded_before_the_sandbox_printed_variables(san
     shown = "Variables where the error happened (block01.py line 2, module level):\n  total = 45\n"
     path = run / "transcript.json"
     assert shown in path.read_text(encoding="utf-8").replace("\\n", "\n")
-    assert cli("replay", str(run), "--execute").returncode == 0
+    assert run_cli("replay", str(run), "--execute").returncode == 0
 
     def strip(node):
         if isinstance(node, dict):
@@ -388,6 +382,6 @@ def test_execute_matches_a_run_recorded_before_the_sandbox_printed_variables(san
     old = strip(json.loads(path.read_text(encoding="utf-8")))
     assert "error_locals" not in json.dumps(old) and "Variables where" not in json.dumps(old)
     path.write_text(json.dumps(old), encoding="utf-8")
-    proc = cli("replay", str(run), "--execute")
+    proc = run_cli("replay", str(run), "--execute")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 block(s): 2 match, 0 diverged" in proc.stdout

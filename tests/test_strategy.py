@@ -16,6 +16,7 @@ from agents.repeats import RepeatMemory, normalize_code
 from agents.scenario import StrategyConfig, load_scenario
 from agents.strategy import SamplingPolicy, best_attempt, compact, install_sampled_reply, reask_messages
 from agents.transcript import load_transcript
+from tests.helpers import run_cli
 from tests.conftest import ROOT, py
 
 RUN_PY = str(ROOT / "run.py")
@@ -24,9 +25,6 @@ BAD_REFORMATTED = "# the largest value\nvalues = [3,1,2]\n\nprint( sorted(values
 GOOD = "values = [3, 1, 2]\nprint(sorted(values)[-1])"
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, RUN_PY, *args], capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL, env={"COLUMNS": "160", **__import__("os").environ})
 
 
 def events(run_dir: Path) -> list[dict]:
@@ -75,9 +73,8 @@ def test_best_attempt_is_the_first_success_else_most_checks_passed():
 
 # -- real conversations ------------------------------------------------------------------------------
 
-@pytest.mark.docker
-def test_a_resent_code_is_reasked_not_reexecuted(sandbox_image, workspaces, scenario_file):
-    path = scenario_file([py(BAD), py(BAD_REFORMATTED), py(GOOD)], checks=[{"stdout_contains": "3"}],
+def test_a_resent_code_is_reasked_not_reexecuted(workspaces, loop_file):
+    path = loop_file([py(BAD), py(BAD_REFORMATTED), py(GOOD)], checks=[{"stdout_contains": "3"}],
                          strategy={"attempts": 1, "max_resamples": 2})
     result = run_scenario(load_scenario(path), RunOptions())
     assert result.status == "success", result.reason
@@ -93,14 +90,13 @@ def test_a_resent_code_is_reasked_not_reexecuted(sandbox_image, workspaces, scen
     assert GOOD in t["messages"][3]["content"]
     assert t["messages"][3]["sampling"]["resample"] == 1  # the kept reply was the re-ask
     assert any(e["type"] == "reply_rejected" for e in events(result.run_dir))  # persisted as it happened
-    shown = cli("replay", str(result.run_dir))
+    shown = run_cli("replay", str(result.run_dir))
     assert shown.returncode == 0 and "rejected repeat: attempt 1 turn 2" in shown.stdout, shown.stdout
 
 
-@pytest.mark.docker
-def test_a_repeat_past_the_reask_budget_is_answered_without_running_and_ends_the_attempt(sandbox_image, workspaces,
-                                                                                         scenario_file):
-    path = scenario_file([py(BAD), py(BAD), py(BAD), py(GOOD)], strategy={"attempts": 2, "max_resamples": 1},
+def test_a_repeat_past_the_reask_budget_is_answered_without_running_and_ends_the_attempt(workspaces,
+                                                                                         loop_file):
+    path = loop_file([py(BAD), py(BAD), py(BAD), py(GOOD)], strategy={"attempts": 2, "max_resamples": 1},
                          user_proxy={"max_consecutive_auto_reply": 3})
     result = run_scenario(load_scenario(path), RunOptions())
     t = load_transcript(result.run_dir)
@@ -115,17 +111,16 @@ def test_a_repeat_past_the_reask_budget_is_answered_without_running_and_ends_the
     assert t["totals"]["rejected_repeats"] == 1 and t["totals"]["blocked_repeats"] == 1
 
 
-@pytest.mark.docker
-def test_a_reply_cut_inside_its_code_block_is_reasked_from_the_clean_prompt(sandbox_image, workspaces, scenario_file):
+def test_a_reply_cut_inside_its_code_block_is_reasked_from_the_clean_prompt(workspaces, loop_file):
     looping = "```python\nvalues = [3, 1, 2]\nprint(" + "values, " * 200
-    path = scenario_file([looping, py(GOOD)], strategy={"attempts": 1})
+    path = loop_file([looping, py(GOOD)], strategy={"attempts": 1})
     result = run_scenario(load_scenario(path), RunOptions())
     assert result.status == "success", result.reason
     t = load_transcript(result.run_dir)
     (rejected,) = t["rejected_replies"]
     assert rejected["reason"] == "cut" and rejected["content"] == looping and "repeats" not in rejected
     assert t["totals"]["rejected_cut"] == 1 and t["totals"]["executions"] == 1
-    assert "rejected cut reply" in cli("replay", str(result.run_dir)).stdout
+    assert "rejected cut reply" in run_cli("replay", str(result.run_dir)).stdout
 
 
 def test_a_looping_reply_is_recognised_so_generation_can_stop_early():
@@ -135,17 +130,25 @@ def test_a_looping_reply_is_recognised_so_generation_can_stop_early():
     assert not looping("print('=' * 40)\nrow = [0, 0, 0, 0, 0, 0]\n" + "for i in range(3):\n    print(i)\n" * 3)
 
 
-@pytest.fixture
-def two_attempt_run(sandbox_image, workspaces, scenario_file) -> Path:
+def attempts_run(factory) -> Path:
     """Attempt 1 fails twice and hits its reply limit; attempt 2 passes at once (of 3 allowed)."""
     wrong = "print(sum(range(10)) + 1)"
-    path = scenario_file([py(BAD), py(wrong), py("open('out.txt', 'w').write('45')\nprint(sum(range(10)))")],
-                         name="attempts", checks=[{"stdout_contains": "45"}, {"file_exists": "out.txt"}],
-                         user_proxy={"max_consecutive_auto_reply": 1}, strategy={"attempts": 3})
+    path = factory([py(BAD), py(wrong), py("open('out.txt', 'w').write('45')\nprint(sum(range(10)))")],
+                   name="attempts", checks=[{"stdout_contains": "45"}, {"file_exists": "out.txt"}],
+                   user_proxy={"max_consecutive_auto_reply": 1}, strategy={"attempts": 3})
     return run_scenario(load_scenario(path), RunOptions()).run_dir
 
 
-@pytest.mark.docker
+@pytest.fixture
+def two_attempt_run(workspaces, loop_file) -> Path:
+    return attempts_run(loop_file)
+
+
+@pytest.fixture
+def two_attempt_run_in_docker(sandbox_image, workspaces, scenario_file) -> Path:
+    return attempts_run(scenario_file)
+
+
 def test_attempt_two_passes_and_the_run_ends_there_with_both_in_one_transcript(two_attempt_run):
     t = load_transcript(two_attempt_run)
     assert t["status"] == "success" and t["reason"].startswith("attempt 2 of 3")
@@ -162,32 +165,30 @@ def test_attempt_two_passes_and_the_run_ends_there_with_both_in_one_transcript(t
     assert (two_attempt_run / "workspace-2" / "out.txt").read_text() == "45"
     assert not (two_attempt_run / "workspace" / "out.txt").exists()
     assert [e["attempt"] for e in events(two_attempt_run) if e["type"] == "attempt"] == [1, 2]
-    listing = cli("runs", "--workspace", str(two_attempt_run.parent.parent))
+    listing = run_cli("runs", "--workspace", str(two_attempt_run.parent.parent))
     assert "2 (kept 2)" in listing.stdout, listing.stdout
-    shown = cli("replay", str(two_attempt_run))
+    shown = run_cli("replay", str(two_attempt_run))
     assert "attempt 1 · max_replies" in shown.stdout and "attempt 2 · success" in shown.stdout
     assert "(kept)" in shown.stdout
 
 
 @pytest.mark.docker
-def test_replay_execute_reruns_each_attempt_in_its_own_fresh_sandbox(two_attempt_run):
-    proc = cli("replay", str(two_attempt_run), "--execute")
+def test_replay_execute_reruns_each_attempt_in_its_own_fresh_sandbox(two_attempt_run_in_docker):
+    proc = run_cli("replay", str(two_attempt_run_in_docker), "--execute")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "3 block(s): 3 match, 0 diverged" in proc.stdout
     assert "block01.py (attempt 2, message 7)" in proc.stdout  # numbering restarts in the fresh workspace
 
 
-@pytest.mark.docker
 def test_html_shows_attempts_and_rejected_repeats(two_attempt_run, tmp_path):
     page = tmp_path / "run.html"
-    assert cli("replay", str(two_attempt_run), "--html", str(page)).returncode == 0
+    assert run_cli("replay", str(two_attempt_run), "--html", str(page)).returncode == 0
     text = page.read_text()
     assert text.count('<h2 class="attempt"') == 2 and "attempt 2 · success" in text and "(kept)" in text
 
 
-@pytest.mark.docker
 def test_resume_of_a_multi_attempt_run_goes_on_from_the_kept_attempt(two_attempt_run):
-    proc = cli("replay", str(two_attempt_run), "--resume", "--message", "Also print the count.",
+    proc = run_cli("replay", str(two_attempt_run), "--resume", "--message", "Also print the count.",
                "--max-auto-reply", "1")
     assert proc.returncode in (0, 1), proc.stderr
     child = next(p for p in two_attempt_run.parent.iterdir() if p != two_attempt_run)
@@ -198,23 +199,20 @@ def test_resume_of_a_multi_attempt_run_goes_on_from_the_kept_attempt(two_attempt
     assert (child / "workspace" / "out.txt").read_text() == "45"  # seeded from the kept attempt's workspace
 
 
-@pytest.mark.docker
-def test_no_fresh_attempt_after_the_person_ends_the_run(sandbox_image, workspaces, scenario_file):
-    path = scenario_file([py(BAD), py(GOOD)], strategy={"attempts": 3})
+def test_no_fresh_attempt_after_the_person_ends_the_run(workspaces, loop_file):
+    path = loop_file([py(BAD), py(GOOD)], strategy={"attempts": 3})
     result = run_scenario(load_scenario(path), RunOptions(human="always"), human=lambda prompt, proxy: "exit")
     assert result.status == "failed" and len(result.attempts) == 1
 
 
-@pytest.mark.docker
-def test_a_person_steering_gets_no_fresh_attempt_whatever_they_type(sandbox_image, workspaces, scenario_file):
+def test_a_person_steering_gets_no_fresh_attempt_whatever_they_type(workspaces, loop_file):
     answers = iter(["", "exit"])
-    path = scenario_file([py(BAD), py("print([3, 1, 2][5])"), py(GOOD)], strategy={"attempts": 3},
+    path = loop_file([py(BAD), py("print([3, 1, 2][5])"), py(GOOD)], strategy={"attempts": 3},
                          user_proxy={"max_consecutive_auto_reply": 1})
     result = run_scenario(load_scenario(path), RunOptions(human="always"), human=lambda prompt, proxy: next(answers))
     assert result.status == "failed" and len(result.attempts) == 1
 
 
-@pytest.mark.docker
 def test_a_killed_multi_attempt_run_is_recovered_with_its_attempts(two_attempt_run):
     events_file = two_attempt_run / "events.jsonl"
     lines = events_file.read_text().splitlines()
@@ -244,19 +242,19 @@ def test_a_version_1_transcript_still_loads_and_shows(tmp_path):
            "totals": {"turns": 1}}
     (run / "transcript.json").write_text(json.dumps(old))
     assert load_transcript(run)["format"] == "codeduet.transcript/1"
-    shown = cli("replay", str(run))
+    shown = run_cli("replay", str(run))
     assert shown.returncode == 0 and "Print 1." in shown.stdout and "attempt" not in shown.stdout
 
 
 def test_a_bad_strategy_key_is_a_one_line_error_with_file_and_line(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text("task: x\nmodel: {provider: scripted}\nstrategy:\n  attempts: 2\n  atempts_typo: 3\n")
-    proc = cli("run", str(path))
+    proc = run_cli("run", str(path))
     assert proc.returncode == 2
     line = proc.stderr.strip().splitlines()[-1]
     assert line == f"error: {path}:5: strategy.atempts_typo: unknown key 'atempts_typo'", line
     path.write_text("task: x\nmodel: {provider: scripted}\nstrategy:\n  attempts: 0\n")
-    proc = cli("run", str(path))
+    proc = run_cli("run", str(path))
     assert proc.returncode == 2 and f"{path}:4: strategy.attempts" in proc.stderr, proc.stderr
 
 
@@ -285,11 +283,9 @@ def test_file_preview_shows_the_head_of_each_file_within_its_budget():
     assert "x" * 90 in capped and "yyy" not in capped and "... (1 line more)" in capped
 
 
-@pytest.mark.docker
-def test_every_attempt_starts_with_the_task_and_a_preview_of_the_scenario_files(sandbox_image, workspaces,
-                                                                                scenario_file):
-    path = scenario_file([py("print(open('prices.csv').read().count('\\n'))"), py("print(2)")],
-                         files={"prices.csv": "item,price\napple,3\n"}, checks=[{"stdout_contains": "2"}],
+def test_every_attempt_starts_with_the_task_and_a_preview_of_the_scenario_files(workspaces, loop_file):
+    path = loop_file([py("print(open('prices.csv').read().count('\\n'))"), py("print(2)")],
+                     files={"prices.csv": "item,price\napple,3\n"}, checks=[{"stdout_contains": "2"}],
                          user_proxy={"max_consecutive_auto_reply": 0}, strategy={"attempts": 2, "file_preview": 1})
     result = run_scenario(load_scenario(path), RunOptions())
     t = load_transcript(result.run_dir)
@@ -346,34 +342,31 @@ def test_the_model_is_asked_with_its_prose_kept_or_from_the_clean_prompt(tmp_pat
         assert second == first
 
 
-@pytest.mark.docker
 @pytest.mark.parametrize("prose_reply", ["keep", "reask"])
-def test_a_prose_only_reply_is_reasked_unless_a_person_steers(sandbox_image, workspaces, scenario_file, prose_reply):
+def test_a_prose_only_reply_is_reasked_unless_a_person_steers(workspaces, loop_file, prose_reply):
     prose = "The fix is to print the largest value instead."
-    path = scenario_file([prose, py(GOOD)], checks=[{"stdout_contains": "3"}], strategy={"prose_reply": prose_reply})
+    path = loop_file([prose, py(GOOD)], checks=[{"stdout_contains": "3"}], strategy={"prose_reply": prose_reply})
     result = run_scenario(load_scenario(path), RunOptions())
     t = load_transcript(result.run_dir)
     assert result.status == "success" and [m["role"] for m in t["messages"]] == ["task", "assistant", "execution"]
     assert t["rejected_replies"][0]["reason"] == "no_code" and t["rejected_replies"][0]["content"] == prose
     assert t["totals"]["rejected_no_code"] == 1 and t["totals"]["rejected_repeats"] == 0
-    shown = cli("replay", str(result.run_dir)).stdout
+    shown = run_cli("replay", str(result.run_dir)).stdout
     assert "rejected prose reply: attempt 1 turn 1" in shown
     if prose_reply == "keep":  # the prose was kept in the re-ask, and the follow-up is on record
         assert "applying what you just wrote" in t["rejected_replies"][0]["follow_up"]
         assert "kept, and the code it describes asked for" in shown
     else:
         assert "follow_up" not in t["rejected_replies"][0] and "asked again" in shown
-    steered = scenario_file([prose, py(GOOD)], name="steered", checks=[{"stdout_contains": "3"}],
+    steered = loop_file([prose, py(GOOD)], name="steered", checks=[{"stdout_contains": "3"}],
                             user_proxy={"human_input_mode": "TERMINATE"})
     kept = run_scenario(load_scenario(steered), RunOptions(), human=lambda prompt, proxy: "exit")
     assert not load_transcript(kept.run_dir).get("rejected_replies")  # a person may have asked for prose
 
 
-@pytest.mark.docker
-def test_the_same_prose_again_after_a_nudge_ends_the_attempt_and_a_fresh_one_starts(sandbox_image, workspaces,
-                                                                                    scenario_file):
+def test_the_same_prose_again_after_a_nudge_ends_the_attempt_and_a_fresh_one_starts(workspaces, loop_file):
     prose = "The route printing is wrong; I will print the whole route."
-    path = scenario_file([prose, prose, prose, prose, py(GOOD)], checks=[{"stdout_contains": "3"}],
+    path = loop_file([prose, prose, prose, prose, py(GOOD)], checks=[{"stdout_contains": "3"}],
                          strategy={"attempts": 2, "max_resamples": 1})
     result = run_scenario(load_scenario(path), RunOptions())
     t = load_transcript(result.run_dir)

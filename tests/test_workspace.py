@@ -19,7 +19,7 @@ from agents.sandbox.archive import WorkspaceSync
 from agents.sandbox.docker_executor import LABEL_WORKSPACE
 from agents.transcript import load_transcript
 from tests.conftest import py
-from tests.sandbox_helpers import ROOT, RUN_PY, containers_under, run_cli
+from tests.helpers import ROOT, RUN_PY, containers_under, run_cli
 
 pytestmark = pytest.mark.docker
 

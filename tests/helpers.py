@@ -1,0 +1,74 @@
+"""Helpers shared by the test modules: run.py as a subprocess, waiting on a condition, leftover containers, replies."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+
+ROOT = Path(__file__).resolve().parent.parent
+RUN_PY = ROOT / "run.py"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]")
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300, cwd: Path | None = None,
+            stdin: str | None = None) -> subprocess.CompletedProcess:
+    """`python run.py <args>` as a real subprocess (stdin closed unless given), wide enough that lines are not
+    wrapped; no terminal, so the output is plain text."""
+    full_env = {**os.environ, "COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb", **(env or {})}
+    return subprocess.run([sys.executable, str(RUN_PY), *args], capture_output=True, text=True, input=stdin,
+                          stdin=None if stdin is not None else subprocess.DEVNULL, env=full_env, timeout=timeout,
+                          cwd=cwd or ROOT)
+
+
+def wait_for(what: Callable[[], object], timeout: float = 120, proc: subprocess.Popen | None = None,
+             interval: float = 0.05) -> object:
+    """Poll until `what()` is truthy and return it; fail if `proc` (a run in another process) ends first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = what()
+        if value:
+            return value
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"run ended early ({proc.returncode}): {proc.communicate()}")
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout} s waiting for {getattr(what, '__name__', what)}")
+
+
+def containers_under(root: Path) -> list[str]:
+    """Names of the codeduet containers whose workspace lies under root (the leak guard's own lookup; imported
+    when called, so that pytest loads the guard as a plugin first)."""
+    from tests.plugins.leak_guard import containers_under as lookup
+
+    return lookup(root)
+
+
+def plain(text: str) -> str:
+    """Terminal output without colour codes."""
+    return ANSI.sub("", text)
+
+
+def py(code: str) -> str:
+    """A reply holding one python block."""
+    return f"Here is the script:\n```python\n{code}\n```"
+
+
+def sandbox_runs(root: Path, needle: str) -> bool:
+    """Whether a process whose command line holds `needle` runs in a codeduet container whose workspace is under
+    root (a block has started, not just been sent)."""
+    import docker
+
+    client = docker.from_env()
+    for name in containers_under(root):
+        try:
+            processes = client.containers.get(name).top().get("Processes") or []
+        except docker.errors.APIError:
+            continue
+        if any(needle in " ".join(map(str, p)) for p in processes):
+            return True
+    return False
