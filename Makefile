@@ -1,4 +1,5 @@
-# codeduet: `make demo` (everything + a real scenario with the local model) and `make test` (everything + tests).
+# codeduet: `make demo` (everything + a real scenario with the local model), `make test` (everything + tests),
+# `make check` (the fast tier: ruff and the tests that need no Docker and no model).
 PY      ?= python3
 VENV    ?= .venv
 BIN     := $(VENV)/bin
@@ -6,7 +7,7 @@ PYTHON  := $(BIN)/python
 SCENARIO ?= scenarios/primes.yaml
 PYTEST_ARGS ?=
 
-.PHONY: setup system-deps llama-wheel venv model image demo test test-fast bench clean
+.PHONY: setup system-deps llama-wheel venv model image demo check test test-fast bench clean
 
 setup: system-deps venv model image
 
@@ -48,6 +49,13 @@ image: venv
 
 demo: setup
 	$(PYTHON) run.py run $(SCENARIO)
+
+# The fast tier: no Docker, no model, under a minute on 2 cores; the leak guard fails any test in it that starts a
+# container (tests/plugins/leak_guard.py).
+check:
+	@test -x $(BIN)/ruff || $(MAKE) venv
+	$(BIN)/ruff check agents tests run.py
+	$(PYTHON) -m pytest -q -n 2 -p no:cacheprovider -m "not docker and not model and not slow" $(PYTEST_ARGS)
 
 test: setup
 	$(PYTHON) -m pytest $(PYTEST_ARGS)
