@@ -56,11 +56,12 @@ def install_signal_handlers() -> None:
 
 def run_one(path: Path, opts: Any, as_json: bool, human: Any = None) -> int:
     """Run one scenario in this process; print the closing line or the JSON summary."""
-    from agents.conversation import run_scenario
-    from agents.display import ConsoleDisplay, NullDisplay
     from agents.scenario import load_scenario
 
-    scenario = load_scenario(path)
+    scenario = load_scenario(path)  # bad input is reported before AG2 is imported
+    from agents.conversation import run_scenario
+    from agents.display import ConsoleDisplay, NullDisplay
+
     started = time.perf_counter()
     display = NullDisplay() if as_json else ConsoleDisplay(console)
     result = run_scenario(scenario, opts, display=display, human=human)
@@ -214,7 +215,7 @@ def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario Y
                                           "ray://host:port (needs `pip install 'codeduet\\[ray]'`)."),
         json_out: bool = typer.Option(False, "--json", help="Print a JSON summary instead of the conversation.")) -> None:
     """Run scenario(s); exit 0 success, 1 failed/max_replies, 2 bad input, 3 environment."""
-    from agents.conversation import RunOptions
+    from agents.run_options import RunOptions
     from agents.hitl import human_for_mode, normalize_mode
 
     install_signal_handlers()
@@ -297,6 +298,16 @@ def bench_humaneval(limit: Optional[int] = typer.Option(BENCH.limit), offset: in
 def bench_sandbox(n: int = typer.Option(50, min=5), out: Optional[Path] = typer.Option(None)) -> None:
     """Per-block latency: our executor vs docker exec vs docker run vs a local subprocess."""
     from agents.bench.sandbox_overhead import main
+
+    with cli_errors():
+        raise typer.Exit(main(console, n=n, out=out))
+
+
+@bench_app.command("startup")
+def bench_startup(n: int = typer.Option(20, min=3, help="Timed rounds (each runs every command once)."),
+                  out: Optional[Path] = typer.Option(None, help="Also write the numbers to this JSON file.")) -> None:
+    """Wall time of --help, runs, replay RUN and a bad run as fresh processes, against `python -c pass`."""
+    from agents.bench.startup import main
 
     with cli_errors():
         raise typer.Exit(main(console, n=n, out=out))
