@@ -167,7 +167,7 @@ def test_model_file_not_gguf_fails_before_any_container(tmp_path):
 def test_unknown_model_name(tmp_path):
     proc, _, ws = run_yaml(tmp_path, OK_SCENARIO, "--model", "no-such-model")
     assert proc.returncode == EXIT_BAD_INPUT, proc.stderr
-    assert error_line(proc) == (f"unknown model 'no-such-model': {ROOT / 'configs' / 'llm.yaml'} defines "
+    assert error_line(proc) == (f"unknown model 'no-such-model': {ROOT / 'agents' / 'models' / 'llm.yaml'} defines "
                                 "local, ollama, openai, scripted, vllm")
     assert no_run_folder(ws)
 
