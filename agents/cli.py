@@ -209,7 +209,7 @@ app.add_typer(bench_app, name="bench")
 
 @app.command()
 def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario YAML files."),
-        model: Optional[str] = typer.Option(None, help="A name in the model table (see --help)."),
+        model: Optional[str] = typer.Option(None, help="A name in the model table (where: codeduet --help)."),
         max_auto_reply: Optional[int] = typer.Option(None, min=0, help="Override max_consecutive_auto_reply."),
         human: Optional[str] = typer.Option(None, help="Override human_input_mode: always|terminate|never."),
         attempts: Optional[int] = typer.Option(None, min=1, help="Override strategy.attempts (fresh conversations)."),
@@ -241,7 +241,7 @@ def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario Y
 
 
 @app.command()
-def chat(model: Optional[str] = typer.Option(None, help="A name in the model table (see --help)."),
+def chat(model: Optional[str] = typer.Option(None, help="A name in the model table (where: codeduet --help)."),
          human: str = typer.Option("always", help="always|terminate|never"),
          max_auto_reply: int = typer.Option(10, min=0), workspace: Optional[Path] = typer.Option(None)) -> None:
     """Free-form session: type a task, then steer, approve or stop the loop."""

@@ -68,8 +68,8 @@ def test_the_model_table_is_looked_up_in_order(sandbox_image, tmp_path):
     user_table = write_table(tmp_path / "xdg" / "codeduet" / "llm.yaml", "from the user folder")
     env = clean_env(tmp_path)
 
-    assert "from CODEDUET_CONFIGS" in printed(cli(project, "run", "s.yaml", env={**env,
-                                                                                   "CODEDUET_CONFIGS": str(env_table)}))
+    named = cli(project, "run", "s.yaml", env={**env, "CODEDUET_CONFIGS": str(env_table)})  # a file, not a folder
+    assert "from CODEDUET_CONFIGS" in printed(named)
     assert "from ./configs" in printed(cli(project, "run", "s.yaml", env=env))
     cwd_table.unlink()
     assert "from the user folder" in printed(cli(project, "run", "s.yaml", env=env))
