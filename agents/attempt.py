@@ -22,6 +22,7 @@ from agents.sandbox import make_executor
 from agents.scenario import Scenario
 from agents.strategy import SamplingPolicy, install_sampled_reply
 from agents.termination import RunContext, compile_predicate
+from agents.transcript import workspace_name
 
 
 @dataclass
@@ -40,11 +41,6 @@ class AttemptSetup:
     human: HumanInput | None = None
     budget: TimeBudget = field(default_factory=lambda: TimeBudget(None))
     """The run's wall-clock budget (strategy.max_seconds), shared by its attempts."""
-
-
-def workspace_name(attempt: int) -> str:
-    """workspace/ for the first attempt (the layout of single-attempt runs), workspace-N/ after it."""
-    return "workspace" if attempt == 1 else f"workspace-{attempt}"
 
 
 def run_attempt(setup: AttemptSetup, attempt: int, message: str,

@@ -21,6 +21,7 @@ from rich.table import Table
 from agents.bench.humaneval_config import BenchConfig, parse_only
 from agents.defaults import SANDBOX_IMAGE
 from agents.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInputError, CodeduetError
+from agents.paths import MODELS_TABLE_ORDER
 from agents.terminal import console, err_console, report_result, result_exit_code, summary
 
 __all__ = ["console", "err_console", "cli_errors", "install_signal_handlers", "run_one", "run_batch", "chat_command",
@@ -56,11 +57,12 @@ def install_signal_handlers() -> None:
 
 def run_one(path: Path, opts: Any, as_json: bool, human: Any = None) -> int:
     """Run one scenario in this process; print the closing line or the JSON summary."""
-    from agents.conversation import run_scenario, until_stopped
-    from agents.display import ConsoleDisplay, NullDisplay
     from agents.scenario import load_scenario
 
-    scenario = load_scenario(path)
+    scenario = load_scenario(path)  # bad input is reported before AG2 is imported
+    from agents.conversation import run_scenario, until_stopped
+    from agents.display import ConsoleDisplay, NullDisplay
+
     started = time.perf_counter()
     display = NullDisplay() if as_json else ConsoleDisplay(console)
     result = until_stopped(lambda: run_scenario(scenario, opts, display=display, human=human))
@@ -222,10 +224,14 @@ def shown_path(path: Path) -> str:
 
 # The typer app: the `codeduet` console script, `python -m agents` and `python run.py` all run it.
 
+WHERE_THINGS_GO = ("Runs go to ./workspaces of the current folder (elsewhere: --workspace or $CODEDUET_WORKSPACES). "
+                   f"The model table (--model NAME) is the first found of {MODELS_TABLE_ORDER}.")
+
 BENCH = BenchConfig()
 """The bench's defaults (agents/bench/humaneval_config.py), shown by --help."""
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Two AG2 agents write, run and fix code in a Docker sandbox.")
+app = typer.Typer(add_completion=False, no_args_is_help=True, epilog=WHERE_THINGS_GO,
+                  help="Two AG2 agents write, run and fix code in a Docker sandbox.")
 sandbox_app = typer.Typer(no_args_is_help=True, help="Build, inspect and clean the sandbox image and containers.")
 model_app = typer.Typer(no_args_is_help=True, help="Get and inspect the embedded local model.")
 app.add_typer(sandbox_app, name="sandbox")
@@ -236,20 +242,21 @@ app.add_typer(bench_app, name="bench")
 
 @app.command()
 def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario YAML files."),
-        model: Optional[str] = typer.Option(None, help="Model name from configs/llm.yaml."),
+        model: Optional[str] = typer.Option(None, help="A name in the model table (where: codeduet --help)."),
         max_auto_reply: Optional[int] = typer.Option(None, min=0, help="Override max_consecutive_auto_reply."),
         human: Optional[str] = typer.Option(None, help="Override human_input_mode: always|terminate|never."),
         attempts: Optional[int] = typer.Option(None, min=1, help="Override strategy.attempts (fresh conversations)."),
         max_seconds: Optional[float] = typer.Option(None, min=1, help="Wall-clock budget of each run (overrides "
                                                     "strategy.max_seconds); when spent, the run ends as `timeout`."),
-        workspace: Optional[Path] = typer.Option(None, help="Root folder for run folders (default workspaces/)."),
+        workspace: Optional[Path] = typer.Option(None, help="Root folder for run folders (default "
+                                                  "./workspaces of the current folder)."),
         jobs: Optional[int] = typer.Option(None, min=1, help="Batch: scenarios run at once (each in its own "
                                            "process; default 1). With --ray local: the sandboxes it advertises."),
         ray: Optional[str] = typer.Option(None, metavar="ADDRESS", help="Batch on Ray: local | auto | "
                                           "ray://host:port (needs `pip install 'codeduet\\[ray]'`)."),
         json_out: bool = typer.Option(False, "--json", help="Print a JSON summary instead of the conversation.")) -> None:
     """Run scenario(s); exit 0 success, 1 failed/max_replies/timeout, 2 bad input, 3 environment, 130 Ctrl-C."""
-    from agents.conversation import RunOptions
+    from agents.run_options import RunOptions
     from agents.hitl import human_for_mode, normalize_mode
 
     install_signal_handlers()
@@ -272,7 +279,7 @@ def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario Y
 
 
 @app.command()
-def chat(model: Optional[str] = typer.Option(None, help="Model name from configs/llm.yaml."),
+def chat(model: Optional[str] = typer.Option(None, help="A name in the model table (where: codeduet --help)."),
          human: str = typer.Option("always", help="always|terminate|never"),
          max_auto_reply: int = typer.Option(10, min=0), workspace: Optional[Path] = typer.Option(None)) -> None:
     """Free-form session: type a task, then steer, approve or stop the loop."""
@@ -349,6 +356,16 @@ def bench_sandbox(n: int = typer.Option(50, min=5), out: Optional[Path] = typer.
         raise typer.Exit(main(console, n=n, out=out))
 
 
+@bench_app.command("startup")
+def bench_startup(n: int = typer.Option(20, min=3, help="Timed rounds (each runs every command once)."),
+                  out: Optional[Path] = typer.Option(None, help="Also write the numbers to this JSON file.")) -> None:
+    """Wall time of --help, runs, replay RUN and a bad run as fresh processes, against `python -c pass`."""
+    from agents.bench.startup import main
+
+    with cli_errors():
+        raise typer.Exit(main(console, n=n, out=out))
+
+
 @bench_app.command("llm")
 def bench_llm() -> None:
     """Tokens/s through our llama.cpp client vs raw llama-cpp-python; TTFT; peak RSS."""
@@ -361,7 +378,8 @@ def bench_llm() -> None:
 @app.command()
 def runs(scenario: Optional[str] = typer.Argument(None, help="Only this scenario's runs."),
          n: Optional[int] = typer.Option(None, "-n", min=1, help="Only the N newest runs."),
-         workspace: Optional[Path] = typer.Option(None, help="Root folder of run folders.")) -> None:
+         workspace: Optional[Path] = typer.Option(None, help="Root folder of run folders (default "
+                                                  "./workspaces).")) -> None:
     """List saved runs, newest first, with status, turns, time and path (replay takes the run id or the path)."""
     from agents.paths import default_workspaces
 
@@ -410,10 +428,12 @@ def model_pull(path: Optional[Path] = typer.Option(None, help="Target file (defa
 
 @model_app.command("status")
 def model_status() -> None:
-    """Model path, size, hash check and llama.cpp build."""
+    """The model table in use; the local model's path, size, hash check and llama.cpp build."""
     from agents.models.download import model_status as status
+    from agents.paths import models_table
 
     with cli_errors():
+        console.print(f"model table: {models_table()}", soft_wrap=True)
         for key, value in status().items():
             console.print(f"{key}: {value}", soft_wrap=True)
 

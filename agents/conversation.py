@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from agents.attempt import AttemptSetup, final_status, run_attempt, workspace_name
+from agents.attempt import AttemptSetup, final_status, run_attempt
 from agents.budget import TimeBudget
 from agents.briefing import briefed_task
 from agents.changes import record_changes
@@ -18,30 +18,13 @@ from agents.prompts import PROMPT_VERSION
 from agents.protocols import Display, ModelProvider, Recorder
 from agents.proxy import HumanInput
 from agents.repeats import RepeatMemory
+from agents.run_options import RunOptions
 from agents.sandbox.preflight import preflight
 from agents.scenario import Scenario
 from agents.strategy import attempt_message, best_attempt
-from agents.transcript import JsonlRecorder, new_run_dir
+from agents.transcript import JsonlRecorder, new_run_dir, workspace_name
 
 __all__ = ["RunOptions", "RunResult", "run_scenario", "final_status", "overall_status", "resolve_model"]
-
-
-@dataclass
-class RunOptions:
-    """Per-invocation overrides of the scenario and where things go."""
-
-    model: str | dict[str, Any] | None = None
-    max_auto_reply: int | None = None
-    human: str | None = None
-    workspaces: Path | None = None
-    attempts: int | None = None
-    """Override the scenario's strategy.attempts."""
-    max_seconds: float | None = None
-    """Override the scenario's strategy.max_seconds (the run's wall-clock budget)."""
-    history: list[dict[str, Any]] = field(default_factory=list)
-    """Prior messages ({sender_role: assistant|user_proxy, content}) to seed, for resume."""
-    parent: dict[str, Any] | None = None
-    first_message: str | None = None
 
 
 @dataclass

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from agents.codeblocks import extract_code_blocks
 from agents.errors import BadInputError
-from agents.proxy import HumanInput, SandboxProxy
+
+if TYPE_CHECKING:  # AG2 is imported only where a conversation runs; `run`'s flag checks come before it
+    from agents.proxy import HumanInput, SandboxProxy
 
 MODES = {"always": "ALWAYS", "terminate": "TERMINATE", "never": "NEVER"}
 EXIT_WORDS = {"exit", "quit", ":q"}

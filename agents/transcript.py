@@ -37,6 +37,11 @@ def new_run_dir(root: Path, scenario_name: str) -> tuple[Path, str]:
             continue
 
 
+def workspace_name(attempt: int) -> str:
+    """workspace/ for the first attempt (the layout of single-attempt runs), workspace-N/ after it."""
+    return "workspace" if attempt == 1 else f"workspace-{attempt}"
+
+
 class Scrubber:
     """Replaces secret values with *** in everything written."""
 

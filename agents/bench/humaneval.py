@@ -58,7 +58,7 @@ def git_commit() -> str | None:
 
 def resolve_out(cfg: BenchConfig) -> Path:
     """The output folder: --out, the latest bench-out/humaneval-* for --resume, or a new timestamped one."""
-    root = PROJECT_ROOT / "bench-out"
+    root = Path.cwd() / "bench-out"
     if cfg.out is not None:
         out = Path(cfg.out)
     elif cfg.resume:

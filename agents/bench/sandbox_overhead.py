@@ -24,7 +24,6 @@ from rich.table import Table
 from agents.bench.humaneval import git_commit, machine
 from agents.bench.humaneval_stats import percentile
 from agents.errors import CodeduetError
-from agents.paths import PROJECT_ROOT
 from agents.sandbox.docker_executor import DockerExecutor, hardening
 from agents.scenario import SandboxConfig
 
@@ -161,7 +160,7 @@ def table(summary: dict[str, Any]) -> Table:
 
 def main(console: Console, *, n: int, out: Path | None) -> int:
     """CLI entry: measure, print the table, write sandbox_overhead.json; 0 when every method ran."""
-    out = Path(out) if out else PROJECT_ROOT / "bench-out" / f"sandbox-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    out = Path(out) if out else Path.cwd() / "bench-out" / f"sandbox-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     out.mkdir(parents=True, exist_ok=True)
     cfg = SandboxConfig()
     with tempfile.TemporaryDirectory(prefix="codeduet-bench-") as tmp:

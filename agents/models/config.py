@@ -1,4 +1,4 @@
-"""configs/llm.yaml: named model entries, and turning a name or an inline entry into a provider."""
+"""The model table (llm.yaml): named model entries, and turning a name or an inline entry into a provider."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.errors import BadInputError
 from agents.models import provider_class
-from agents.paths import configs_dir
+from agents.paths import models_table
 from agents.protocols import ModelProvider
 from agents.yamlio import Loc, load_yaml, validate
 
 
 class ModelsFile(BaseModel):
-    """The shape of configs/llm.yaml."""
+    """The shape of the model table (llm.yaml)."""
 
     model_config = ConfigDict(extra="forbid")
     default: str
@@ -25,8 +25,8 @@ class ModelsFile(BaseModel):
 
 
 def models_file_path() -> Path:
-    """configs/llm.yaml (or $CODEDUET_CONFIGS/llm.yaml)."""
-    return configs_dir() / "llm.yaml"
+    """The model table in use (agents/paths.py: models_table)."""
+    return models_table()
 
 
 def load_models_file(path: Path | None = None) -> tuple[ModelsFile, dict[Loc, int], Path]:

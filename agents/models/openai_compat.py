@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.errors import CodeduetError, ModelUnavailable
 from agents.models.response import (InProcessClientMixin, InProcessProviderMixin, StreamedReply,
                                      clean_messages)
-from agents.paths import PROJECT_ROOT
+from agents.paths import dotenv_files
 from agents.protocols import TokenSink, Usage
 
 NO_KEY = "not-needed"
@@ -99,10 +99,12 @@ class OpenAIProvider(InProcessProviderMixin):
         self._client: Any = None
 
     def _api_key(self) -> str:
-        """The key from the environment (after loading the project's .env), or the placeholder if optional."""
+        """The key from the environment (after loading ./.env and the user config folder's), or the placeholder if
+        optional."""
         from dotenv import load_dotenv
 
-        load_dotenv(PROJECT_ROOT / ".env", override=False)
+        for path in dotenv_files():
+            load_dotenv(path, override=False)
         key = os.environ.get(self.config.api_key_env, "").strip()
         if key:
             return key

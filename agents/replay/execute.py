@@ -160,7 +160,7 @@ def replay_blocks(t: dict[str, Any], cfg: SandboxConfig, on_block: Any = None) -
 
 def _replay_attempt(t: dict[str, Any], cfg: SandboxConfig, blocks: list[RecordedBlock], scenario: Any,
                     on_block: Any) -> list[BlockReport]:
-    from agents.attempt import workspace_name
+    from agents.transcript import workspace_name
     from agents.checks import run_checks
     from agents.sandbox import make_executor
 

@@ -54,7 +54,7 @@ def kept_messages(t: dict[str, Any]) -> list[dict[str, Any]]:
 
 def workspace_files(run_dir: Path, warn: Any = None, attempt: int | None = None) -> dict[str, str]:
     """Text files the parent run's kept attempt left in its workspace (not its block files), to seed the new run."""
-    from agents.attempt import workspace_name
+    from agents.transcript import workspace_name
 
     root = Path(run_dir) / workspace_name(attempt or 1)
     files: dict[str, str] = {}
@@ -84,7 +84,7 @@ def workspace_files(run_dir: Path, warn: Any = None, attempt: int | None = None)
 def seeded_files(recorded: dict[str, str], run_dir: Path, attempt: int, warn: Any = None) -> dict[str, str]:
     """The parent's kept workspace over the files it started with; one it deleted stays deleted. A `files_from:`
     folder is not read again: its text files are among the recorded ones (agents/scenario.py snapshot)."""
-    from agents.attempt import workspace_name
+    from agents.transcript import workspace_name
 
     root = run_dir / workspace_name(attempt)
     if root.is_dir():

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from agents import __version__
 from agents.defaults import COMMAND, SANDBOX_IMAGE
 from agents.errors import DockerUnavailable, EnvironmentProblem, ImageMissing
-from agents.paths import PROJECT_ROOT, codeduet_home
+from agents.paths import codeduet_home
 
 if TYPE_CHECKING:
     import docker
@@ -31,7 +31,8 @@ LABEL = "org.codeduet.sandbox"
 VERSION_LABEL = "org.codeduet.sandbox.version"
 PYTHON_LABEL = "org.codeduet.sandbox.python"
 ROOTFS_LABEL = "org.codeduet.sandbox.rootfs"
-DOCKER_DIR = PROJECT_ROOT / "docker"
+DOCKER_DIR = Path(__file__).resolve().parent / "docker"
+"""The image recipes, shipped inside the package so `sandbox build` works from any install."""
 ROOTFS_SCRIPT = DOCKER_DIR / "build-rootfs.sh"
 METHODS = ("auto", "mmdebstrap", "dockerfile")
 BUILD_HINT = f"run `{COMMAND} sandbox build`"

@@ -1,0 +1,25 @@
+"""What one invocation overrides in a scenario, and where its run goes: built by the CLI before AG2 is imported."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class RunOptions:
+    """Per-invocation overrides of the scenario and where things go."""
+
+    model: str | dict[str, Any] | None = None
+    max_auto_reply: int | None = None
+    human: str | None = None
+    workspaces: Path | None = None
+    attempts: int | None = None
+    """Override the scenario's strategy.attempts."""
+    max_seconds: float | None = None
+    """Override the scenario's strategy.max_seconds (the run's wall-clock budget)."""
+    history: list[dict[str, Any]] = field(default_factory=list)
+    """Prior messages ({sender_role: assistant|user_proxy, content}) to seed, for resume."""
+    parent: dict[str, Any] | None = None
+    first_message: str | None = None
