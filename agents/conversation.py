@@ -19,7 +19,7 @@ from agents.protocols import Display, ModelProvider, Recorder
 from agents.proxy import HumanInput
 from agents.repeats import RepeatMemory
 from agents.run_options import RunOptions
-from agents.sandbox.preflight import preflight
+from agents.sandbox.preflight import preflight, warnings_for
 from agents.scenario import Scenario
 from agents.strategy import attempt_message, best_attempt
 from agents.transcript import JsonlRecorder, new_run_dir, workspace_name
@@ -84,7 +84,8 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
     mode = (opts.human or scenario.user_proxy.human_input_mode).upper()
     recorder: Recorder = JsonlRecorder(run_dir, {
         "run_id": run_id, "run_dir": str(run_dir), "scenario": scenario.snapshot(), "model": provider.describe(),
-        "sandbox": {"kind": scenario.sandbox.kind, "image": scenario.sandbox.image},
+        "sandbox": {"kind": scenario.sandbox.kind, "image": scenario.sandbox.image,
+                    "network": scenario.sandbox.network}, "warnings": warnings_for(scenario.sandbox),
         "human_input_mode": mode, "max_consecutive_auto_reply": limit, "prompt_version": PROMPT_VERSION,
         "strategy": scenario.strategy.model_dump(), "parent": opts.parent}, secrets=provider.secrets())
     memory = RepeatMemory()

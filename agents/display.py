@@ -170,7 +170,9 @@ class ConsoleDisplay(NullDisplay):
     def run_started(self, scenario: Any, model: dict[str, Any], run_dir: Path) -> None:
         """Header line."""
         heading(self.console, f"[bold]{escape(scenario.name or '')}[/] · model {model.get('name')} "
-                              f"({model.get('provider')}) · sandbox {scenario.sandbox.kind}")
+                              f"({model.get('provider')}) · sandbox {scenario.sandbox.kind}"
+                              + (f" [bold yellow]network {scenario.sandbox.network}[/]"
+                                 if scenario.sandbox.network != "none" else ""))
 
     def run_finished(self, status: str, reason: str, run_dir: Path) -> None:
         """Footer line."""

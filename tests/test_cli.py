@@ -228,3 +228,24 @@ def test_a_batch_that_asks_a_person_is_refused_before_anything_runs(scenario_fil
     assert not ws.exists()
     never = run_cli("run", str(first), str(second), "--human", "never", "--workspace", str(ws), "--json")
     assert never.returncode == 0, never.stderr  # a person can still batch them unattended
+
+
+def test_a_bridge_network_warns_on_every_run_and_is_recorded(sandbox_image, scenario_file, ws):
+    """sandbox.network: bridge gives the code the network: the header says so, every run warns, the transcript
+    records it and replay shows it (issue 20 item 6). The default (none) says nothing."""
+    path = scenario_file([py("print(6 * 7)")], name="bridged", sandbox={"network": "bridge"})
+    for _ in range(2):
+        proc = run_cli("run", str(path), "--workspace", str(ws))
+        assert proc.returncode == 0, proc.stderr
+        assert "sandbox docker network bridge" in proc.stdout
+        assert "warning: sandbox.network: bridge gives LLM-written code Docker's network" in proc.stdout
+    quiet = run_json(scenario_file([py("print(1)")], name="closed"), ws)
+    t = json.loads((Path(quiet["run_dir"]) / "transcript.json").read_text())
+    assert t["sandbox"]["network"] == "none" and t["warnings"] == []
+    as_json = run_cli("run", str(path), "--workspace", str(ws), "--json")
+    assert "warning: sandbox.network: bridge" in as_json.stderr  # stdout stays one JSON line
+    run_dir = Path(json.loads(as_json.stdout)["run_dir"])
+    t = json.loads((run_dir / "transcript.json").read_text())
+    assert t["sandbox"]["network"] == "bridge" and t["warnings"][0].startswith("sandbox.network: bridge gives")
+    shown = run_cli("replay", str(run_dir))
+    assert "network bridge" in shown.stdout and "warning      sandbox.network: bridge" in shown.stdout

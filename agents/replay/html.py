@@ -14,7 +14,7 @@ from pygments.util import ClassNotFound
 
 from agents.changes import DIFF_FILE, changes_title, line_kinds, shown_diff
 from agents.codeblocks import FENCE
-from agents.replay.show import message_time, model_label, parse_time, totals_label
+from agents.replay.show import message_time, model_label, sandbox_label, parse_time, totals_label
 from agents.replay.timeline import attempt_label, rejected_label, timeline
 
 CSS_FILE = Path(__file__).with_name("page.css")
@@ -114,10 +114,10 @@ def header_html(t: dict[str, Any]) -> str:
     """Scenario, model, status and totals."""
     scenario = t.get("scenario") or {}
     status = str(t.get("status", "?"))
-    sandbox = t.get("sandbox") or {}
-    rows = [("model", model_label(t)), ("sandbox", f"{sandbox.get('kind', '?')} {sandbox.get('image', '')}"),
+    rows = [("model", model_label(t)), ("sandbox", sandbox_label(t)),
             ("human input", t.get("human_input_mode", "?")), ("started", t.get("started_at", "?")),
             ("ended", t.get("ended_at") or "?"), ("totals", totals_label(t)), ("run", t.get("run_dir", "?"))]
+    rows += [("warning", w) for w in t.get("warnings") or []]
     parent = t.get("parent")
     if parent:
         rows.append(("continues", f"{parent.get('run_dir', '?')} ({parent.get('messages', '?')} earlier messages)"))

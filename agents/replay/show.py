@@ -42,6 +42,13 @@ def model_label(t: dict[str, Any]) -> str:
     return f"{m.get('name', '?')} ({m.get('provider', '?')}, {m.get('model', '?')})"
 
 
+def sandbox_label(t: dict[str, Any]) -> str:
+    """'docker codeduet-sandbox:latest', with its network when the code had one."""
+    sandbox = t.get("sandbox") or {}
+    network = sandbox.get("network") or "none"
+    return f"{sandbox.get('kind', '?')} {sandbox.get('image', '')}" + (f" · network {network}" if network != "none" else "")
+
+
 def totals_label(t: dict[str, Any]) -> str:
     """One line of counts: turns, executions, failures, tokens, seconds."""
     tot = t.get("totals") or {}
@@ -60,7 +67,7 @@ def header_rows(t: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [("scenario", f"{scenario.get('name', '?')}" + (f" — {scenario['description']}"
                                                             if scenario.get("description") else "")),
             ("model", model_label(t)),
-            ("sandbox", f"{(t.get('sandbox') or {}).get('kind', '?')} {(t.get('sandbox') or {}).get('image', '')}"),
+            ("sandbox", sandbox_label(t)),
             ("human input", str(t.get("human_input_mode", "?"))),
             ("started", str(t.get("started_at", "?"))),
             ("status", f"[{STATUS_STYLE.get(status, 'bold')}]{status}[/] · {escape(str(t.get('reason', '')))}"),
@@ -73,6 +80,7 @@ def header_rows(t: dict[str, Any]) -> list[tuple[str, str]]:
                                  f"{tot.get('rejected_repeats', 0)} repeat(s), {tot.get('rejected_cut', 0)} cut reply(ies) "
                                  f"and {tot.get('rejected_no_code', 0)} prose reply(ies) rejected and re-asked, "
                                  f"{tot.get('blocked_repeats', 0)} answered without running"))
+    rows += [("warning", w) for w in t.get("warnings") or []]
     parent = t.get("parent")
     if parent:
         rows.append(("continues", f"{parent.get('run_dir', '?')} ({parent.get('messages', '?')} earlier messages)"))

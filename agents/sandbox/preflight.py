@@ -1,18 +1,28 @@
-"""Checks before a run creates anything: the daemon, the image, orphaned containers, the local warning."""
+"""Checks before a run creates anything: the daemon, the image, orphaned containers, the local and network warnings."""
 
 from __future__ import annotations
 
 from agents.scenario import SandboxConfig
 
 
-def preflight(cfg: SandboxConfig) -> list[str]:
-    """Raise DockerUnavailable / ImageMissing early; return lines to show the user."""
+NETWORK_WARNING = ("sandbox.network: bridge gives LLM-written code Docker's network: it can reach the internet and "
+                   "your local network (the default, none, cannot)")
+
+
+def warnings_for(cfg: SandboxConfig) -> list[str]:
+    """What every run of this sandbox says before it starts, and records in its transcript (`warnings`)."""
     if cfg.kind == "local":
         from agents.sandbox.local_executor import WARNING
 
-        return [f"[yellow]warning:[/] {WARNING}"]
+        return [WARNING]
+    return [NETWORK_WARNING] if cfg.kind == "docker" and cfg.network != "none" else []
+
+
+def preflight(cfg: SandboxConfig) -> list[str]:
+    """Raise DockerUnavailable / ImageMissing early; return lines to show the user (warnings first)."""
+    lines = [f"[yellow]warning:[/] {w}" for w in warnings_for(cfg)]
     if cfg.kind != "docker":
-        return []
+        return lines
     from agents.sandbox.cleanup import remove_orphans
     from agents.sandbox.image import docker_client, ensure_image
 
@@ -20,5 +30,5 @@ def preflight(cfg: SandboxConfig) -> list[str]:
     ensure_image(cfg.image)
     removed = remove_orphans(client)
     if removed:
-        return [f"removed {len(removed)} orphaned sandbox container(s) left by a killed run: {', '.join(removed)}"]
-    return []
+        lines.append(f"removed {len(removed)} orphaned sandbox container(s) left by a killed run: {', '.join(removed)}")
+    return lines
