@@ -72,3 +72,17 @@ def sandbox_runs(root: Path, needle: str) -> bool:
         if any(needle in " ".join(map(str, p)) for p in processes):
             return True
     return False
+
+
+def watchdog_pids(run_id: str) -> list[int]:
+    """PIDs of the reaper processes watching a run's container (agents/sandbox/reaper.py), from /proc."""
+    needle = f"org.codeduet.run={run_id}".encode()
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if needle in Path(f"/proc/{entry}/cmdline").read_bytes():
+                    pids.append(int(entry))
+            except OSError:
+                continue
+    return pids

@@ -161,7 +161,9 @@ ORPHAN = textwrap.dedent("""
     ex = DockerExecutor(SandboxConfig(image={image!r}), Path({ws!r}))
     ex.start()
     print(ex.container.name, flush=True)
-    os._exit(0)  # dies without stop(): the container is orphaned
+    ex.reaper.proc.kill()  # its watchdog dies first (as in a reboot or the OOM killer)...
+    ex.reaper.proc.wait()
+    os._exit(0)  # ...then it dies without stop(): the container is orphaned
 """)
 
 

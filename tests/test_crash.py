@@ -19,7 +19,7 @@ import yaml
 
 from agents.transcript import load_transcript
 from tests.conftest import IMAGE, py
-from tests.helpers import ROOT, RUN_PY, containers_under, run_cli, sandbox_runs, wait_for
+from tests.helpers import ROOT, RUN_PY, containers_under, run_cli, sandbox_runs, wait_for, watchdog_pids
 
 pytestmark = pytest.mark.docker
 
@@ -72,6 +72,8 @@ def killed_run(tmp_path_factory: pytest.TempPathFactory, sandbox_image: str):
     run_dir = wait_for(lambda: only_run_dir(ws, "killed"), proc=proc)
     wait_for(lambda: len(message_roles(run_dir)) >= 4, proc=proc)  # the second block was sent to the sandbox
     wait_for(lambda: sandbox_runs(base, "block02.py"), proc=proc)  # inside the block's sleep
+    for pid in watchdog_pids(run_dir.name):  # its reaper dies too (test_kill_9_... below keeps it): an orphan stays
+        os.kill(pid, signal.SIGKILL)
     proc.send_signal(signal.SIGKILL)
     proc.wait()  # reaped: the label's pid is now dead
     container = next(e["container"] for e in events(run_dir) if e["type"] == "sandbox")
@@ -134,6 +136,45 @@ def test_next_start_removes_the_orphan(killed_run, tmp_path):
     with pytest.raises(docker.errors.NotFound):  # its workspace volume went with it
         docker.from_env().volumes.get(volume)
     assert containers_under(ws) == []
+
+
+def test_kill_9_of_the_cli_removes_its_container_within_seconds(sandbox_image, tmp_path):
+    """The run's reaper (a watchdog process of its own session) removes the container when `codeduet run` dies by
+    kill -9, with no later codeduet start (issue 20 item 8)."""
+    ws = tmp_path / "ws"
+    scenario = write_scenario(tmp_path / "k9.yaml", [py(SLOW_BLOCK)], "k9")
+    proc = start(scenario, ws)
+    run_dir = wait_for(lambda: only_run_dir(ws, "k9"), proc=proc)
+    wait_for(lambda: sandbox_runs(tmp_path, "block01.py"), proc=proc)
+    assert watchdog_pids(run_dir.name), "a reaper watches the container"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    wait_for(lambda: containers_under(tmp_path) == [], timeout=20)
+    wait_for(lambda: watchdog_pids(run_dir.name) == [], timeout=10)  # and the reaper is gone too
+    assert message_roles(run_dir) == ["task", "assistant"]  # the run folder keeps what was said
+
+
+def test_sandbox_status_names_orphans(sandbox_image, tmp_path):
+    """An orphan (its process and its reaper both killed) is named as one by `sandbox status`; a live run's
+    container is not (issue 20 item 8)."""
+    ws = tmp_path / "ws"
+    scenario = write_scenario(tmp_path / "orph.yaml", [py(SLOW_BLOCK)], "orph")
+    proc = start(scenario, ws)
+    run_dir = wait_for(lambda: only_run_dir(ws, "orph"), proc=proc)
+    wait_for(lambda: sandbox_runs(tmp_path, "block01.py"), proc=proc)
+    container = f"codeduet-{run_dir.name}"
+    live = run_cli("sandbox", "status")
+    assert re.search(rf"{container}  run {run_dir.name}  in use by pid {proc.pid}", live.stdout), live.stdout
+    for pid in watchdog_pids(run_dir.name):
+        os.kill(pid, signal.SIGKILL)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    dead = run_cli("sandbox", "status")
+    assert re.search(rf"{container}  run {run_dir.name}  orphan: its process \(pid {proc.pid}\) is gone",
+                     dead.stdout), dead.stdout
+    assert re.search(r"containers: \d+ codeduet container\(s\) present, [1-9]\d* orphaned", dead.stdout)
+    assert container in run_cli("sandbox", "clean").stdout
+    assert containers_under(tmp_path) == []
 
 
 # -- SIGTERM -------------------------------------------------------------------------------------

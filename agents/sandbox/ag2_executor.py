@@ -22,7 +22,6 @@ from autogen.coding.markdown_code_extractor import MarkdownCodeExtractor
 from agents.codeblocks import ALIASES
 from agents.sandbox.docker_executor import LABEL, DockerExecutor
 from agents.sandbox.filenames import declared_filename
-from agents.sandbox.reaper import Reaper
 from agents.scenario import SandboxConfig
 from agents.yamlio import validate
 
@@ -51,7 +50,6 @@ class SandboxCodeExecutor(CodeExecutor):
         self.run_id = f"ag2-{uuid.uuid4().hex[:8]}"
         """The value of the `org.codeduet.run` label on the container (`sandbox clean` finds it)."""
         self._sandbox: DockerExecutor | None = None
-        self._reaper: Reaper | None = None
         self._blocks = 0
         try:
             self._start()
@@ -130,17 +128,16 @@ class SandboxCodeExecutor(CodeExecutor):
     def _start(self) -> None:
         """Start the watchdog, then the container; register the interpreter-exit cleanup."""
         self._work_dir.mkdir(exist_ok=True)
-        sandbox = DockerExecutor(self.config, self._work_dir, self.run_id)
+        # its reaper also deletes a work_dir of our own if this process is killed
+        sandbox = DockerExecutor(self.config, self._work_dir, self.run_id,
+                                 reap_folder=str(self._work_dir) if self._own_dir else None)
         sandbox.counter = self._blocks  # block files keep their numbers across restarts
-        # before the container: no moment without a cleaner
-        reaper = Reaper(f"{LABEL}={self.run_id}", str(self._work_dir) if self._own_dir else None)
         try:
             sandbox.start()
         except BaseException:
             sandbox.stop()
-            reaper.disarm()
             raise
-        self._sandbox, self._reaper = sandbox, reaper
+        self._sandbox = sandbox
         atexit.register(self.stop)
 
     def _running(self) -> DockerExecutor:
@@ -153,8 +150,5 @@ class SandboxCodeExecutor(CodeExecutor):
     def _stop_container(self) -> None:
         atexit.unregister(self.stop)
         sandbox, self._sandbox = self._sandbox, None
-        reaper, self._reaper = self._reaper, None
         if sandbox is not None:
             sandbox.stop()
-        if reaper is not None:
-            reaper.disarm()

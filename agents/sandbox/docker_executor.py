@@ -78,10 +78,13 @@ def hardening(cfg: SandboxConfig) -> dict[str, Any]:
 class DockerExecutor:
     """Runs code blocks in one hardened container whose /workspace is copied back to the run's folder."""
 
-    def __init__(self, cfg: SandboxConfig, workspace: Path, run_id: str | None = None):
+    def __init__(self, cfg: SandboxConfig, workspace: Path, run_id: str | None = None, reap_folder: str | None = None):
         self.cfg = cfg
         self.workspace = Path(workspace).resolve()
         self.run_id = run_id or uuid.uuid4().hex[:8]
+        self.reap_folder = reap_folder
+        """A temporary folder the reaper also deletes if this process dies (SandboxCodeExecutor's own work_dir)."""
+        self.reaper: Any = None
         self.container: Any = None
         self.client: Any = None
         self.image_id: str | None = None
@@ -105,14 +108,18 @@ class DockerExecutor:
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
-        """Create the container (checks the daemon and the image first; never pulls)."""
+        """Create the container (checks the daemon and the image first; never pulls), watched by a reaper process
+        that removes it if this process dies without stop(), even by kill -9 (agents/sandbox/reaper.py)."""
         if self.container is not None:
             return
         from agents.sandbox.image import docker_client, ensure_image
+        from agents.sandbox.reaper import Reaper
 
         self.client = docker_client()
         self.image_id = ensure_image(self.cfg.image)
         self.workspace.mkdir(parents=True, exist_ok=True)
+        if self.reaper is None:  # before the container: no moment without a cleaner
+            self.reaper = Reaper(f"{LABEL}={self.run_id}", self.reap_folder)
         labels = {LABEL: self.run_id, LABEL_PID: str(os.getpid()), LABEL_HOST: socket.gethostname(),
                   LABEL_WORKSPACE: str(self.workspace)}
         name = f"codeduet-{self.run_id}"
@@ -123,6 +130,7 @@ class DockerExecutor:
             self._put = self.sync.put(self.client.api, self.container.id)
         except Exception as exc:  # docker.errors.* and connection errors alike
             self._remove_failed(name)
+            self._disarm()
             raise DockerUnavailable(f"could not start the sandbox container: {exc}".splitlines()[0]) from None
 
     def _remove_failed(self, name: str) -> None:
@@ -145,6 +153,13 @@ class DockerExecutor:
                 container.remove(force=True, v=True)  # v: the workspace volume goes with it
             except Exception:
                 pass
+        self._disarm()
+
+    def _disarm(self) -> None:
+        """This process cleaned up itself: its reaper exits without doing anything."""
+        reaper, self.reaper = self.reaper, None
+        if reaper is not None:
+            reaper.disarm()
 
     def describe(self) -> dict[str, Any]:
         """Kind, image, image id and limits, for the transcript."""

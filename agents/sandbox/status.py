@@ -11,7 +11,8 @@ from agents.scenario import SandboxConfig
 
 def print_status(image: str, console: Console) -> int:
     """Daemon, image and default limits; exit 3 when the image is missing."""
-    from agents.sandbox.cleanup import codeduet_containers
+    from agents.sandbox.cleanup import codeduet_containers, is_orphan
+    from agents.sandbox.docker_executor import LABEL, LABEL_PID
     from agents.sandbox.docker_executor import hardening
     from agents.sandbox.image import docker_client, image_status
 
@@ -29,7 +30,14 @@ def print_status(image: str, console: Console) -> int:
         + f", workspace=tmpfs volume of {cfg.disk} (no host bind mount), timeout={cfg.timeout:g}s"
         f", output_limit={cfg.output_limit}")
     containers = codeduet_containers(client)
-    console.print(f"containers: {len(containers)} codeduet container(s) present")
+    orphans = [c for c in containers if is_orphan(c)]
+    console.print(f"containers: {len(containers)} codeduet container(s) present, {len(orphans)} orphaned"
+                  + (" (`codeduet sandbox clean` removes them)" if orphans else ""))
+    for c in containers:
+        labels = c.labels or {}
+        owner = f"pid {labels.get(LABEL_PID, '?')}"
+        state = f"orphan: its process ({owner}) is gone" if c in orphans else f"in use by {owner}"
+        console.print(f"  {c.name}  run {labels.get(LABEL, '?')}  {state}", soft_wrap=True, highlight=False)
     return EXIT_OK if info.get("exists") else EXIT_ENVIRONMENT
 
 
