@@ -22,6 +22,7 @@ from agents.sandbox import make_executor
 from agents.scenario import Scenario
 from agents.strategy import SamplingPolicy, install_sampled_reply
 from agents.termination import RunContext, compile_predicate
+from agents.workspace_view import last_block
 from agents.transcript import workspace_name
 
 
@@ -52,6 +53,7 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
     write_files(workspace, scenario.starting_files())
     setup.memory.begin(workspace)  # files this attempt's replies save are compared with this workspace
     executor = make_executor(scenario.sandbox, workspace, setup.run_id if attempt == 1 else f"{setup.run_id}-a{attempt}")
+    executor.counter = last_block(history or [])  # a resumed conversation's blocks go on from its parent's numbers
     try:
         executor.start()
         setup.recorder.event("sandbox", attempt=attempt, **executor.describe())

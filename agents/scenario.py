@@ -152,8 +152,11 @@ class SandboxConfig(Strict):
     """Size of /workspace: a tmpfs inside the container (no host folder is mounted). A write past it fails with
     ENOSPC, the run goes on and the execution says the disk limit was hit. It lives in RAM and counts toward
     `memory`. After each block the files the code wrote are copied back to the run folder (at most this much)."""
+    copy_back_max: str = "16m"
+    """The largest file copied back from the sandbox to the run folder after a block; a bigger one stays in the
+    sandbox (the next blocks of the attempt still see it) and the execution lists it by name and size."""
 
-    @field_validator("memory", "tmpfs_size", "disk")
+    @field_validator("memory", "tmpfs_size", "disk", "copy_back_max")
     @classmethod
     def _size(cls, v: str, info: ValidationInfo) -> str:
         if not re.fullmatch(r"\d+(\.\d+)?[bkmg]?", str(v).lower()):
@@ -167,6 +170,11 @@ class SandboxConfig(Strict):
     def disk_bytes(self) -> int:
         """The workspace size in bytes."""
         return parse_size(self.disk)
+
+    @property
+    def copy_back_bytes(self) -> int:
+        """copy_back_max in bytes."""
+        return parse_size(self.copy_back_max)
 
 
 def parse_size(v: str) -> int:

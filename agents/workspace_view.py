@@ -23,6 +23,14 @@ HASH_MAX = 1 << 20
 Signature = tuple[int, str]
 
 
+def last_block(history: list[dict[str, Any]]) -> int:
+    """The highest blockNN number an earlier conversation (a resumed run's history) ran, so the new blocks go on
+    from it instead of reusing its names."""
+    numbers = [int(m.group(1)) for item in history for e in ((item.get("outcome") or {}).get("executions") or [])
+               if (m := re.fullmatch(r"block(\d+)\.(?:py|sh)", str(e.get("filename") or "")))]
+    return max(numbers, default=0)
+
+
 def hidden(rel: str) -> bool:
     """Whether a workspace path is codeduet's (checks folder, caches, throwaway block scripts), not the project's."""
     parts = rel.split("/")

@@ -52,8 +52,10 @@ def kept_messages(t: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for m in messages if (m.get("attempt") or 1) == chosen]
 
 
-def workspace_files(run_dir: Path, warn: Any = None, attempt: int | None = None) -> dict[str, str]:
-    """Text files the parent run's kept attempt left in its workspace (not its block files), to seed the new run."""
+def workspace_files(run_dir: Path, warn: Any = None, attempt: int | None = None,
+                    binaries: dict[str, bytes] | None = None) -> dict[str, str]:
+    """Text files the parent run's kept attempt left in its workspace (not its block files), to seed the new run;
+    binary files within the same caps go into `binaries` when it is given."""
     from agents.transcript import workspace_name
 
     root = Path(run_dir) / workspace_name(attempt or 1)
@@ -67,29 +69,41 @@ def workspace_files(run_dir: Path, warn: Any = None, attempt: int | None = None)
             continue
         try:
             size = path.stat().st_size
-            text = path.read_text(encoding="utf-8") if size <= MAX_FILE and total + size <= MAX_TOTAL else None
-        except (UnicodeDecodeError, OSError):
-            text = None
+            data = path.read_bytes() if size <= MAX_FILE and total + size <= MAX_TOTAL else None
+        except OSError:
+            data = None
+        text = None
+        if data is not None:
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                if binaries is not None:
+                    binaries[rel.as_posix()] = data
+                    total += size
+                    continue
         if text is None:
             skipped.append(rel.as_posix())
             continue
         files[rel.as_posix()] = text
         total += size
     if skipped and warn:
-        warn(f"not carried over (binary or too large): {', '.join(skipped[:5])}"
+        warn(f"not carried over (over {MAX_FILE // 1024} KiB each or {MAX_TOTAL // 1024 // 1024} MiB in all"
+             f"{'' if binaries is not None else ', or binary'}): {', '.join(skipped[:5])}"
              + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""))
     return files
 
 
-def seeded_files(recorded: dict[str, str], run_dir: Path, attempt: int, warn: Any = None) -> dict[str, str]:
+def seeded_files(recorded: dict[str, str], run_dir: Path, attempt: int, warn: Any = None,
+                 binaries: dict[str, bytes] | None = None) -> dict[str, str]:
     """The parent's kept workspace over the files it started with; one it deleted stays deleted. A `files_from:`
-    folder is not read again: its text files are among the recorded ones (agents/scenario.py snapshot)."""
+    folder is not read again: its text files are among the recorded ones (agents/scenario.py snapshot). Binary
+    files of the workspace go into `binaries`."""
     from agents.transcript import workspace_name
 
     root = run_dir / workspace_name(attempt)
     if root.is_dir():
         recorded = {name: text for name, text in recorded.items() if os.path.lexists(root / name)}
-    return {**recorded, **workspace_files(run_dir, warn, attempt)}
+    return {**recorded, **workspace_files(run_dir, warn, attempt, binaries)}
 
 
 def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) -> Any:
@@ -101,13 +115,17 @@ def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) 
         raise ScenarioError(f"{t.get('run_dir')}: the transcript holds no scenario to resume")
     source = snap.pop("source", None)
     path = Path(source) if source and Path(source).is_file() else None
-    snap["files"] = seeded_files(snap.get("files") or {}, Path(str(t.get("run_dir"))), kept_attempt(t), warn)
+    binaries: dict[str, bytes] = {}
+    snap["files"] = seeded_files(snap.get("files") or {}, Path(str(t.get("run_dir"))), kept_attempt(t), warn,
+                                 binaries)
     inline = snap.get("model")
     if model is None and isinstance(inline, dict) and inline.get("provider") == "scripted":
         used = sum(1 for m in t.get("messages") or [] if m.get("role") == "assistant") + \
             len(t.get("rejected_replies") or [])
         snap["model"] = {**inline, "replies": list(inline.get("replies") or [])[used:]}
-    return scenario_from_data(snap, {}, f"{t.get('run_dir')}/transcript.json (scenario)", path)
+    scenario = scenario_from_data(snap, {}, f"{t.get('run_dir')}/transcript.json (scenario)", path)
+    scenario._tree.update({name: data for name, data in binaries.items() if name not in scenario.files})
+    return scenario
 
 
 def resume_run(console: Console, t: dict[str, Any], *, message: str | None = None, model: str | None = None,

@@ -45,10 +45,15 @@ class CopyReport:
 
     bound: int
     label: str
+    file_max: int = 1 << 62
+    """The largest file copied back; bigger ones stay in the sandbox and are listed (sandbox.copy_back_max)."""
+    file_max_label: str = ""
     copied: int = 0
     bytes: int = 0
     """Bytes of file data read from the sandbox (written or skipped); the bound applies to these."""
     removed: int = 0
+    too_large: list[str] = field(default_factory=list)
+    """Files over file_max, as 'name (size)': left in the sandbox."""
     over_bound: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     error: str | None = None
@@ -61,6 +66,9 @@ class CopyReport:
     def notes(self) -> list[str]:
         """One line per kind of problem (nothing when all went well)."""
         out = []
+        if self.too_large:
+            out.append(f"[codeduet: files larger than {self.file_max_label} (sandbox.copy_back_max) stay in the "
+                       f"sandbox and are not copied to the run folder: {_names(self.too_large)}]")
         if self.over_bound:
             out.append(f"[codeduet: the workspace copy-back is bounded to {self.label} per block; not copied to the "
                        f"run folder: {_names(self.over_bound)}]")
@@ -111,11 +119,13 @@ def regular_files(root: Path) -> Iterator[tuple[str, os.stat_result]]:
 class WorkspaceSync:
     """Keeps the host folder and the container's /workspace in step, one block at a time."""
 
-    def __init__(self, root: Path, owner: tuple[int, int], bound: int, label: str):
+    def __init__(self, root: Path, owner: tuple[int, int], bound: int, label: str, file_max: int = 1 << 62,
+                 file_max_label: str = ""):
         self.root = root
         self.owner = owner
         self.bound = bound
         self.label = label
+        self.file_max, self.file_max_label = file_max, file_max_label
         self.synced: dict[str, Signature] = {}
         """Host files the container already holds, by (size, mtime, inode) when last put or copied back."""
 
@@ -175,12 +185,16 @@ class WorkspaceSync:
     # -- container -> host -----------------------------------------------------------------------
     def copy_back(self, api: Any, container_id: str, changes: dict[str, Any] | None) -> CopyReport:
         """Bring back what the block wrote (`changes` from the runner; None: compare everything)."""
-        report = CopyReport(self.bound, self.label)
+        report = self.new_report()
         try:
             self._copy_back(api, container_id, changes, report)
         except Exception as exc:  # the container died, the daemon went away: say so, keep the run going
             report.error = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
         return report
+
+    def new_report(self) -> CopyReport:
+        """An empty report with this sync's bounds."""
+        return CopyReport(self.bound, self.label, self.file_max, self.file_max_label)
 
     def _copy_back(self, api: Any, cid: str, changes: dict[str, Any] | None, report: CopyReport) -> None:
         complete = bool(changes and changes.get("complete"))
@@ -207,6 +221,11 @@ class WorkspaceSync:
                 make_dirs(self.root, rel)
         files = [(safe_relpath(str(p)), int(size)) for p, size in changes.get("files") or []]
         files = [(p, size) for p, size in files if p]
+        for rel, size in files:
+            if size > self.file_max:
+                report.too_large.append(f"{rel} ({human(size)})")
+                self._drop_stale(rel)
+        files = [(p, size) for p, size in files if size <= self.file_max]
         size = changes.get("size")
         if len(files) > PER_FILE or (len(files) > 1 and isinstance(size, int) and size <= WHOLE_MAX):
             self._fetch(api, cid, MOUNT, "", {p for p, _ in files}, report)
@@ -262,6 +281,13 @@ class WorkspaceSync:
                         report.refused.append(f"{rel} ({'link' if member.issym() or member.islnk() else 'special file'})")
                     continue
                 seen.add(rel)
+                if member.size > self.file_max and (only is None or rel in only):
+                    report.too_large.append(f"{rel} ({human(member.size)})")
+                    self._drop_stale(rel)  # it stays in the sandbox; an older host copy would mislead
+                    if member.size > report.left:
+                        return None
+                    report.bytes += member.size  # read through, not written
+                    continue
                 if member.size > report.left:  # even skipping it means reading it through: stop here
                     report.over_bound.append(f"{rel} ({human(member.size)})")
                     return None
@@ -270,6 +296,12 @@ class WorkspaceSync:
                     continue
                 self._write(tar, member, rel, report)
         return seen
+
+    def _drop_stale(self, rel: str) -> None:
+        """Remove the host's copy of a file that is now too large to copy back (it was smaller before)."""
+        if rel in self.synced:
+            remove_path(self.root, rel)
+            self.synced.pop(rel, None)
 
     def _write(self, tar: tarfile.TarFile, member: tarfile.TarInfo, rel: str, report: CopyReport) -> None:
         source = tar.extractfile(member)

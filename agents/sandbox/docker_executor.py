@@ -94,7 +94,8 @@ class DockerExecutor:
         self.runner: RunnerClient | None = None
         self.warm = True
         """Blocks go to the warm runner (PID 1) until it breaks; then each block is a `docker exec`."""
-        self.sync = WorkspaceSync(self.workspace, sandbox_owner(), cfg.disk_bytes, cfg.disk)
+        self.sync = WorkspaceSync(self.workspace, sandbox_owner(), cfg.disk_bytes, cfg.disk, cfg.copy_back_bytes,
+                                  cfg.copy_back_max)
         self._put: list[str] = []
         """Files put into the container since the runner last heard of it."""
         self._files: dict[str, tuple[str, int]] = {}
@@ -103,6 +104,8 @@ class DockerExecutor:
         """The block as `python3 -c code`, for when its file cannot be written (a full workspace)."""
         self._placed = True
         """Whether the last command's files reached the workspace."""
+        self._full_before = False
+        """Whether /workspace was full after the previous block."""
         self._changes: dict[str, Any] | None = None
         """What the last block changed in /workspace, as the runner saw it (None: unknown, compare everything)."""
 
@@ -183,8 +186,9 @@ class DockerExecutor:
         finally:
             self._fallback = None
         if not self._placed:
-            result.output += (f"\n[codeduet: the workspace is full (disk limit {self.cfg.disk}), so {filename} could "
-                              f"not be written in it; the block ran as `{RUNNERS[language][0]} -c`]")
+            result.output += (f"\n[codeduet: the sandbox's workspace is full (disk limit {self.cfg.disk}), so "
+                              f"{filename} (saved in the run folder) could not be put in it; the block ran as "
+                              f"`{RUNNERS[language][0]} -c`]")
         return ran_as(result, filename, language, note, how)
 
     def _next_name(self, language: str) -> str:
@@ -232,7 +236,11 @@ class DockerExecutor:
         elif oom:
             text += f"\n[codeduet: killed: the memory limit ({self.cfg.memory}) was hit]"
         report = self.copy_back()
-        disk_full = self._disk_full(text)
+        full_now = self._disk_full(text)
+        # tagged only on the block that hit the limit: filled it, or was refused a write (the workspace was full
+        # already); a block that ran fine in a workspace still full is not
+        disk_full = full_now and (not self._full_before or any(marker in text for marker in NO_SPACE))
+        self._full_before = full_now
         if disk_full:
             text += (f"\n[codeduet: the workspace disk limit ({self.cfg.disk}) was hit: /workspace is full, writes "
                      f"fail with 'No space left on device']")
@@ -265,7 +273,7 @@ class DockerExecutor:
         """Bring what the last command wrote into the host folder (everything, when the runner could not say)."""
         container = self.container
         if container is None:  # removed meanwhile (Ctrl-C): nothing to bring back
-            return CopyReport(self.sync.bound, self.sync.label)
+            return self.sync.new_report()
         return self.sync.copy_back(self.client.api, container.id, self._changes)
 
     def _disk_full(self, text: str) -> bool:
