@@ -74,25 +74,37 @@ def run_one(path: Path, opts: Any, as_json: bool, human: Any = None) -> int:
 
 def chat_command(console: Console, model: str | None, human: str, max_auto_reply: int,
                  workspace: Path | None) -> int:
-    """`run.py chat`: the person types a task, then the loop runs with them in it."""
+    """`run.py chat`: the person types a task, the loop runs with them in it, and then they can type the next one;
+    each task is its own run. 'exit' (or a closed stdin after a run) ends it with the last run's exit code."""
     from agents.conversation import RunOptions, run_scenario, until_stopped
     from agents.display import ConsoleDisplay
     from agents.hitl import EXIT_WORDS, human_for_mode, normalize_mode, read_task
     from agents.scenario import Scenario, UserProxyConfig
 
     mode = normalize_mode(human) or "ALWAYS"
-    task = read_task(console)
-    while not task:
-        console.print("the task is empty: type what the assistant should do, or 'exit'")
-        task = read_task(console)
-    if task.lower() in EXIT_WORDS:
-        return 0
-    scenario = Scenario(name="chat", description="free-form session from `run.py chat`", task=task,
-                        user_proxy=UserProxyConfig(human_input_mode=mode, max_consecutive_auto_reply=max_auto_reply))
-    opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace)
-    result = until_stopped(lambda: run_scenario(scenario, opts, display=ConsoleDisplay(console),
-                                                human=human_for_mode(console)))
-    return report_result(result, console)
+    code, runs = 0, 0
+    while True:
+        try:
+            task = read_task(console)
+            while not task:
+                console.print("the task is empty: type what the assistant should do, or 'exit'")
+                task = read_task(console)
+        except BadInputError:
+            if runs:  # stdin closed at the next task prompt: the session is over
+                return code
+            raise
+        if task.lower() in EXIT_WORDS:
+            return code
+        scenario = Scenario(name="chat", description="free-form session from `run.py chat`", task=task,
+                            user_proxy=UserProxyConfig(human_input_mode=mode,
+                                                       max_consecutive_auto_reply=max_auto_reply))
+        opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace)
+        result = until_stopped(lambda: run_scenario(scenario, opts, display=ConsoleDisplay(console),
+                                                    human=human_for_mode(console)))
+        code, runs = report_result(result, console), runs + 1
+        if result.status == "interrupted":
+            return code
+        console.print("[dim]the next task starts a new run (its own folder); 'exit' ends the session[/]")
 
 
 def refuse_attended_batch(paths: list[Path], mode: str | None) -> None:
@@ -438,6 +450,26 @@ def model_status() -> None:
             console.print(f"{key}: {value}", soft_wrap=True)
 
 
+def _is(exc: BaseException, name: str) -> bool:
+    """Whether exc is click's exception `name` (typer ships its own copy of click, so match the class by name)."""
+    return any(cls.__name__ == name for cls in type(exc).__mro__)
+
+
 def main() -> None:
-    """Entry point of the `codeduet` console script."""
-    app()
+    """Entry point of the `codeduet` console script: a bad flag or value is one line and exit 2, like every other
+    bad input (typer would draw a box around it)."""
+    try:
+        code = app(standalone_mode=False)
+    except Exception as exc:
+        if _is(exc, "NoArgsIsHelpError"):  # `codeduet` or `codeduet sandbox` alone: the help
+            ctx = getattr(exc, "ctx", None)
+            print(ctx.get_help() if ctx is not None else "")
+            raise SystemExit(0) from None
+        if not _is(exc, "UsageError"):
+            raise
+        ctx = getattr(exc, "ctx", None)
+        command = ctx.command_path if ctx is not None else "codeduet"
+        err_console.print(f"[red]error:[/] {escape(exc.format_message())} (see `{command} --help`)",  # type: ignore
+                          soft_wrap=True)
+        raise SystemExit(EXIT_BAD_INPUT) from None
+    raise SystemExit(code if isinstance(code, int) else 0)

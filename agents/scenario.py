@@ -389,6 +389,10 @@ def scenario_from_data(data: Any, lines: dict[Loc, int], origin: str, path: Path
         if isinstance(check, PytestCheck) and not (scenario.base_dir / check.pytest).is_file():
             line = lines.get(("checks",), "?")
             raise ScenarioError(f"{origin}:{line}: checks: pytest file '{check.pytest}' not found next to the scenario")
+    if isinstance(scenario.model, dict):  # an inline model entry: checked now, with its file:line
+        from agents.models.config import build_provider
+
+        build_provider(scenario.model, origin=origin, lines=lines)
     if isinstance(scenario.files_from, str):
         where = f"{origin}:{lines.get(('files_from',), '?')}: files_from"
         scenario._tree = read_folder(scenario.base_dir / scenario.files_from, where)

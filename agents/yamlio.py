@@ -52,8 +52,25 @@ def parse_yaml(text: str, origin: str, error: type[BadInputError] = BadInputErro
         raise error(f"{origin}{line}: YAML syntax error: {problem}") from None
     lines: dict[Loc, int] = {}
     if node is not None:
+        _refuse_duplicate_keys(node, (), origin, error)
         _index_lines(node, (), lines)
     return data, lines
+
+
+def _refuse_duplicate_keys(node: yaml.Node, path: Loc, origin: str, error: type[BadInputError]) -> None:
+    """A key given twice in one mapping (YAML keeps the last one, silently) is an error naming both lines."""
+    if isinstance(node, yaml.MappingNode):
+        first: dict[Any, int] = {}
+        for key_node, value_node in node.value:
+            key, line = key_node.value, key_node.start_mark.line + 1
+            if key in first:
+                where = ".".join(str(p) for p in (*path, key))
+                raise error(f"{origin}:{line}: {where}: duplicate key (also at line {first[key]}); keep one")
+            first[key] = line
+            _refuse_duplicate_keys(value_node, path + (key,), origin, error)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _refuse_duplicate_keys(item, path + (i,), origin, error)
 
 
 def line_of(lines: dict[Loc, int], loc: Loc) -> int | None:
@@ -66,7 +83,8 @@ def line_of(lines: dict[Loc, int], loc: Loc) -> int | None:
 
 def describe_validation(exc: ValidationError, origin: str, lines: dict[Loc, int], prefix: Loc = ()) -> str:
     """First validation error as one line: `file:line: key.path: message`."""
-    err = exc.errors()[0]
+    errors = exc.errors()  # a typo'd key first: it is usually why a required one looks missing
+    err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc = prefix + tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
     real: Loc = ()
     for part in loc:  # discriminated unions repeat the tag: termination.regex.regex -> termination.regex

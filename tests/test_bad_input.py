@@ -307,3 +307,32 @@ def test_json_that_is_not_a_transcript(tmp_path):
     path.write_text(json.dumps({"hello": "world"}))
     with pytest.raises(TranscriptError, match="format None is not 'codeduet.transcript/2': not a codeduet transcript"):
         load_transcript(path)
+
+
+# -- issue 20 item 13: smaller items seen on a new user's first hour --------------------------------------------------
+
+@pytest.mark.parametrize("text,expected", [
+    ("name: s\ntask: a\ntask: b\n", "{f}:3: task: duplicate key (also at line 2); keep one"),
+    ("task: a\nsandbox:\n  timeout: 5\n  timeout: 9\n", "{f}:4: sandbox.timeout: duplicate key (also at line 3); keep one"),
+    ("task: a\nmodel:\n  provider: scripted\n  replys: ['x']\n", "{f}:4: model.replys: unknown key 'replys'"),
+    ("task: a\nmodel:\n  provider: scripted\n  replies: []\n",
+     "{f}:4: model.replies: a scripted model needs at least one reply"),
+], ids=["duplicate-top-level", "duplicate-nested", "inline-model-typo", "no-replies"])
+def test_small_yaml_mistakes_are_one_line_with_file_and_line(tmp_path, text, expected):
+    proc, path, ws = run_yaml(tmp_path, text)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert error_line(proc) == expected.format(f=path)
+    assert no_run_folder(ws) and proc.stdout == ""
+
+
+@pytest.mark.parametrize("flags,says", [
+    (["--attempts", "0"], "Invalid value for '--attempts'"),
+    (["--jobs", "-1"], "Invalid value for '--jobs'"),
+    (["--max-seconds", "0"], "Invalid value for '--max-seconds'"),
+    (["--no-such-flag"], "No such option: --no-such-flag"),
+])
+def test_a_bad_flag_is_one_line_not_a_box(tmp_path, flags, says):
+    proc, path, ws = run_yaml(tmp_path, "task: a\nmodel: scripted\n", *flags)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith(f"error: {says}"), proc.stderr
+    assert proc.stderr.rstrip().endswith("(see `run.py run --help`)") and no_run_folder(ws)

@@ -191,16 +191,26 @@ def scripted_configs(tmp_path: Path) -> dict:
     return {"CODEDUET_CONFIGS": str(configs)}
 
 
-def test_chat_types_a_task_then_steers(sandbox_image, workspaces, scripted_configs):
+def test_chat_types_a_task_then_steers_then_goes_on_with_the_next_task(sandbox_image, workspaces, scripted_configs):
     child = spawn("chat", "--model", "s", env=scripted_configs)
     child.expect_exact("task> ")
     child.sendline("Print six times seven.")
     assert turn(child) == "execute the proposed code in the sandbox"
     child.sendline("")
-    assert finish(child) == 0
+    child.expect("status=success")
+    child.expect_exact("task> ")  # the session goes on: a person can type the next task (issue 20 item 13)
     t = load_transcript(only_run(workspaces, "chat"))
     assert t["messages"][0]["content"] == "Print six times seven." and t["messages"][0]["role"] == "task"
     assert t["status"] == "success" and "42" in t["messages"][2]["content"]
+    child.sendline("Print it again.")
+    assert turn(child) == "execute the proposed code in the sandbox"
+    child.sendline("")
+    child.expect("status=success")
+    child.expect_exact("task> ")
+    child.sendline("exit")
+    assert finish(child) == 0
+    runs = sorted((workspaces / "chat").iterdir())
+    assert len(runs) == 2 and load_transcript(runs[1])["messages"][0]["content"] == "Print it again."
 
 
 def test_chat_exit_at_the_task_prompt(workspaces, scripted_configs):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.models.response import InProcessClientMixin, InProcessProviderMixin
 from agents.protocols import Usage
@@ -23,14 +23,21 @@ class ScriptedConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     provider: str = "scripted"
     """Always `scripted`."""
-    replies: list[str] = Field(default_factory=list)
-    """The assistant's replies, in order."""
+    replies: list[str]
+    """The assistant's replies, in order (at least one: with none, every attempt would end at once)."""
     model: str = "scripted"
     """Model id shown in transcripts."""
     delay_s: float = Field(default=0.0, ge=0, le=3600)
     """Seconds to wait before each reply (to behave like a slow model, e.g. to test Ctrl-C)."""
     when_exhausted: str = "TERMINATE"
     """What to answer once every reply has been used."""
+
+    @field_validator("replies")
+    @classmethod
+    def _some(cls, v: list[str]) -> list[str]:
+        if not v:
+            raise ValueError("a scripted model needs at least one reply")
+        return v
 
 
 class ScriptedClient(InProcessClientMixin):

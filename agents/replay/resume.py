@@ -122,7 +122,8 @@ def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) 
     if model is None and isinstance(inline, dict) and inline.get("provider") == "scripted":
         used = sum(1 for m in t.get("messages") or [] if m.get("role") == "assistant") + \
             len(t.get("rejected_replies") or [])
-        snap["model"] = {**inline, "replies": list(inline.get("replies") or [])[used:]}
+        left = list(inline.get("replies") or [])[used:]  # none left: it answers as it did once they ran out
+        snap["model"] = {**inline, "replies": left or [inline.get("when_exhausted") or "TERMINATE"]}
     scenario = scenario_from_data(snap, {}, f"{t.get('run_dir')}/transcript.json (scenario)", path)
     scenario._tree.update({name: data for name, data in binaries.items() if name not in scenario.files})
     return scenario
