@@ -43,7 +43,7 @@ def model_label(t: dict[str, Any]) -> str:
 
 
 def sandbox_label(t: dict[str, Any]) -> str:
-    """'docker codeduet-sandbox:latest', with its network when the code had one."""
+    """The executor kind and image ('docker <image>'), with its network when the code had one."""
     sandbox = t.get("sandbox") or {}
     network = sandbox.get("network") or "none"
     return f"{sandbox.get('kind', '?')} {sandbox.get('image', '')}" + (f" · network {network}" if network != "none" else "")
