@@ -18,7 +18,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from agents.bench.humaneval_config import BenchConfig, parse_only
 from agents.defaults import SANDBOX_IMAGE
 from agents.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInputError, CodeduetError
 from agents.paths import MODELS_TABLE_ORDER
@@ -239,9 +238,6 @@ def shown_path(path: Path) -> str:
 WHERE_THINGS_GO = ("Runs go to ./workspaces of the current folder (elsewhere: --workspace or $CODEDUET_WORKSPACES). "
                    f"The model table (--model NAME) is the first found of {MODELS_TABLE_ORDER}.")
 
-BENCH = BenchConfig()
-"""The bench's defaults (agents/bench/humaneval_config.py), shown by --help."""
-
 app = typer.Typer(add_completion=False, no_args_is_help=True, epilog=WHERE_THINGS_GO,
                   help="Two AG2 agents write, run and fix code in a Docker sandbox.")
 sandbox_app = typer.Typer(no_args_is_help=True, help="Build, inspect and clean the sandbox image and containers.")
@@ -268,8 +264,8 @@ def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario Y
                                           "ray://host:port (needs `pip install 'codeduet\\[ray]'`)."),
         json_out: bool = typer.Option(False, "--json", help="Print a JSON summary instead of the conversation.")) -> None:
     """Run scenario(s); exit 0 success, 1 failed/max_replies/timeout, 2 bad input, 3 environment, 130 Ctrl-C."""
-    from agents.run_options import RunOptions
     from agents.hitl import human_for_mode, normalize_mode
+    from agents.run_options import RunOptions
 
     install_signal_handlers()
     with cli_errors():
@@ -330,31 +326,33 @@ def replay(target: str = typer.Argument(..., metavar="RUN", help="A run folder (
 
 
 @bench_app.command("humaneval")
-def bench_humaneval(limit: Optional[int] = typer.Option(BENCH.limit), offset: int = typer.Option(BENCH.offset),
-                    mode: str = typer.Option(BENCH.mode, help="single|loop|both"),
-                    max_auto_reply: int = typer.Option(BENCH.max_auto_reply, min=0, help="Loop: feedback rounds per "
-                                                       "attempt."),
-                    attempts: Optional[int] = typer.Option(BENCH.attempts, min=1, help="Loop: fresh conversations "
-                                                           "at most (default: the product's strategy.attempts)."),
-                    strategy: Optional[List[str]] = typer.Option(BENCH.strategy, metavar="KEY=VALUE",
+def bench_humaneval(limit: Optional[int] = typer.Option(None, help="Problems to run (default: all 164)."),
+                    offset: Optional[int] = typer.Option(None, min=0, help="Index of the first problem (default 0)."),
+                    mode: Optional[str] = typer.Option(None, help="single|loop|both (default both)."),
+                    max_auto_reply: Optional[int] = typer.Option(None, min=0, help="Loop: feedback rounds per "
+                                                                 "attempt (default 2)."),
+                    attempts: Optional[int] = typer.Option(None, min=1, help="Loop: fresh conversations at most "
+                                                           "(default: the product's strategy.attempts)."),
+                    strategy: Optional[List[str]] = typer.Option(None, metavar="KEY=VALUE",
                                                                  help="Loop: override a strategy: key "
                                                                       "(repeatable), e.g. prose_reply=reask."),
-                    only: Optional[str] = typer.Option(BENCH.only, help="Only these problem numbers, comma-separated "
+                    only: Optional[str] = typer.Option(None, help="Only these problem numbers, comma-separated "
                                                        "(e.g. 10,32), within the --offset/--limit slice."),
-                    model: Optional[str] = typer.Option(BENCH.model), out: Optional[Path] = typer.Option(BENCH.out),
-                    resume: bool = typer.Option(BENCH.resume),
-                    separate_single: bool = typer.Option(BENCH.separate_single, help="both: generate the single "
-                                                         "pass in its own conversation, not from the loop's first "
-                                                         "reply.")) -> None:
-    """HumanEval pass@1: single pass vs the self-debug loop (the product's strategy), side by side."""
-    from agents.bench.humaneval import main
-    from agents.bench.scenarios_eval import parse_overrides
+                    model: Optional[str] = typer.Option(None), out: Optional[Path] = typer.Option(None),
+                    resume: bool = typer.Option(False),
+                    separate_single: bool = typer.Option(False, help="both: generate the single pass in its own "
+                                                         "conversation, not from the loop's first reply.")) -> None:
+    """HumanEval pass@1: single pass vs the self-debug loop (the product's strategy), side by side. The defaults
+    live with the benchmark (agents/bench/humaneval/config.py)."""
+    from agents.bench.humaneval.config import BenchConfig, parse_only
+    from agents.bench.humaneval.run import main
+    from agents.scenario import parse_overrides
 
     install_signal_handlers()
     with cli_errors():
-        raise typer.Exit(main(console, BenchConfig(limit=limit, offset=offset, mode=mode,
-                                                   max_auto_reply=max_auto_reply, attempts=attempts, model=model,
-                                                   out=out, resume=resume, separate_single=separate_single,
+        given = {k: v for k, v in dict(limit=limit, offset=offset, mode=mode, max_auto_reply=max_auto_reply,
+                                       attempts=attempts, model=model, out=out).items() if v is not None}
+        raise typer.Exit(main(console, BenchConfig(**given, resume=resume, separate_single=separate_single,
                                                    strategy=parse_overrides(strategy or []) or None,
                                                    only=parse_only(only))))
 

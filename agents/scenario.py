@@ -6,11 +6,22 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag,
-                      ValidationInfo, field_validator, model_validator)
+import yaml
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PrivateAttr,
+    Tag,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from agents.defaults import SANDBOX_IMAGE
-from agents.errors import ScenarioError
+from agents.errors import BadInputError, ScenarioError
 from agents.project_files import as_text, check_overlap, read_folder
 from agents.yamlio import Loc, load_yaml, validate
 
@@ -249,6 +260,18 @@ class StrategyConfig(Strict):
     file_preview: int = Field(default=30, ge=0, le=10_000)
     """Lines of each `files:` entry shown under the task in every attempt's first message (0: none), so the model
     sees the data it must handle instead of guessing its format (at most 4,000 characters in all)."""
+
+
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """`--strategy KEY=VALUE` flags -> {key: value} for StrategyConfig (values read as YAML):
+    ['repair_context=last', 'attempts=4'] -> {'repair_context': 'last', 'attempts': 4}."""
+    pairs = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise BadInputError(f"--strategy {item!r}: use KEY=VALUE, like repair_context=last")
+        pairs[key.strip()] = yaml.safe_load(value)
+    return pairs
 
 
 class FilesFromRecord(Strict):

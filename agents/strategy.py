@@ -82,7 +82,7 @@ def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, 
         asked = history
         for resample in range(resamples + 1):
             sampling = policy.sampling(turn, resample)
-            params = _sampling_params(provider, sampling, policy.config.top_p)
+            params = provider.sampling_params(sampling.temperature, sampling.seed, policy.config.top_p)
             ok, text = ConversableAgent.generate_oai_reply(agent, asked, sender, config, **params, **kwargs)
             content = text.get("content") if isinstance(text, dict) else text
             if ok and (salvaged := salvaged_loop(provider)) is not None:  # a loop of lines cut back to one copy
@@ -134,13 +134,6 @@ def compact(history: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
     if mode == "full" or len(history) <= 3:
         return history
     return [history[0], *history[-2:]]
-
-
-def _sampling_params(provider: ModelProvider, sampling: Sampling, top_p: float) -> dict[str, Any]:
-    """The provider's per-call sampling; a provider written before the Protocol had sampling_params is called
-    with its own settings (no re-ask can then differ from a repeat except by the model's own randomness)."""
-    method = getattr(provider, "sampling_params", None)
-    return method(sampling.temperature, sampling.seed, top_p) if method is not None else {}
 
 
 def attempt_message(task: str, attempt: int, history: list[dict[str, Any]], config: StrategyConfig) -> str:

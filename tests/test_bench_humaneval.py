@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from agents.bench import humaneval_runner as runner
-from agents.bench.humaneval import BenchConfig, read_records, run_bench
-from agents.bench.humaneval_scenario import load_problems
-from agents.bench.humaneval_stats import mcnemar_exact, paired_bootstrap, summarize, wilson
-from agents.bench.humaneval_visible import extract_examples, validated_examples
+from agents.bench.humaneval import runner
+from agents.bench.humaneval.run import BenchConfig, read_records, run_bench
+from agents.bench.humaneval.scenario import load_problems
+from agents.bench.humaneval.stats import mcnemar_exact, paired_bootstrap, summarize, wilson
+from agents.bench.humaneval.visible import extract_examples, validated_examples
 from agents.errors import BadInputError
 from agents.sandbox import make_executor
 from agents.scenario import SandboxConfig
@@ -253,7 +253,7 @@ def test_shared_single_is_the_greedy_reply_even_when_it_was_cut_and_reasked(sand
 
 
 def test_choose_prefers_a_candidate_that_passes_the_examples():
-    from agents.bench.humaneval_score import Candidate, choose
+    from agents.bench.humaneval.score import Candidate, choose
 
     a = Candidate("a", ["x"], "s1", "x", {"visible_ok": False, "visible_passed": 1, "runs_ok": True})
     b = Candidate("b", ["y"], "s2", "y", {"visible_ok": True, "visible_passed": 2, "runs_ok": True})

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from agents.conversation import RunOptions, run_scenario
-from agents.prompts import render
+from agents.bench.humaneval.scenario import PROMPTS
+from agents.prompts import render_from
 from agents.repeats import RepeatMemory
 from agents.sandbox import make_executor
 from agents.sandbox.filenames import UnsafeFilename, clean_path, declared_filename
@@ -278,6 +279,6 @@ def test_a_task_about_python_files_is_taught_the_convention_and_a_script_task_ke
     from agents.briefing import works_on_files
     from agents.prompts import system_message
     assert "# filename: path/of/the/file" in system_message(files=True)
-    assert "filename" not in system_message() and "filename" not in render("humaneval_system")
+    assert "filename" not in system_message() and "filename" not in render_from(PROMPTS, "system")
     assert works_on_files("Fix add() in calc.py.", {}) and works_on_files("Fix it.", {"pkg/calc.py": b""})
     assert not works_on_files("Count the words of text.txt.", {"text.txt": "a b"})

@@ -112,12 +112,41 @@ def test_displays_and_the_recorder_satisfy_their_protocols(tmp_path):
 
 
 def test_the_bench_options_default_to_the_bench_config():
+    """The defaults live in BenchConfig only: an option left out is not passed (None), and a default its help names
+    is BenchConfig's."""
     import inspect
 
     from agents import cli
-    from agents.bench.humaneval_config import BenchConfig
+    from agents.bench.humaneval.config import BenchConfig
 
     defaults = BenchConfig()
     options = inspect.signature(cli.bench_humaneval).parameters
-    assert {name: p.default.default for name, p in options.items()} == \
-        {name: getattr(defaults, name) for name in options}
+    for name, p in options.items():
+        assert p.default.default in (None, getattr(defaults, name)), name
+        said = re.search(r"\(default (\w+)\)", p.default.help or "")
+        if said:
+            assert said.group(1) == str(getattr(defaults, name)), (name, said.group(1))
+
+
+def test_nothing_in_the_product_imports_the_benchmarks():
+    """The benchmarks use the product, never the other way round: no module outside agents/bench/ imports it, but
+    for the CLI's `bench` commands, which import it inside their own functions (issue 21 part 3)."""
+    import ast
+
+    offenders = []
+    for path in (ROOT / "agents").rglob("*.py"):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("agents/bench/"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        allowed: set[int] = set()
+        if rel == "agents/cli.py":
+            for fn in ast.walk(tree):
+                if isinstance(fn, ast.FunctionDef) and fn.name.startswith("bench_"):
+                    allowed |= {id(n) for n in ast.walk(fn)}
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n == "agents.bench" or n.startswith("agents.bench.") for n in names) and id(node) not in allowed:
+                offenders.append(f"{rel}:{node.lineno}")
+    assert not offenders, f"the product imports the benchmarks at: {offenders}"

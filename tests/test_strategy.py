@@ -4,8 +4,6 @@ re-asked and never re-executed, fresh attempts live in one run folder, replay un
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -224,12 +222,6 @@ def test_a_killed_multi_attempt_run_is_recovered_with_its_attempts(two_attempt_r
     from agents.replay.resume import kept_messages
 
     assert {m["attempt"] for m in kept_messages(t)} == {2}
-
-
-def test_a_provider_without_sampling_params_still_runs_with_its_own_settings():
-    from agents.strategy import Sampling, _sampling_params
-
-    assert _sampling_params(object(), Sampling(0.7, 3), 0.95) == {}
 
 
 def test_a_version_1_transcript_still_loads_and_shows(tmp_path):

@@ -11,7 +11,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,8 +24,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from agents.bench.humaneval import git_commit, machine
-from agents.bench.humaneval_stats import percentile
+from agents.bench.common import git_commit, machine, ms
 from agents.paths import PROJECT_ROOT
 from agents.scenario import SandboxConfig
 
@@ -191,8 +189,7 @@ def crash_leftovers(kind: str, image: str = IMAGE, grace_s: float | None = None)
 
 def summarize(times: dict[str, list[float]]) -> dict[str, dict[str, float | int | None]]:
     """Median and p90 in ms per executor."""
-    return {kind: {"median_ms": round(1000 * statistics.median(v), 1), "p90_ms": round(1000 * (percentile(v, 90) or 0), 1),
-                   "n": len(v)} for kind, v in times.items()}
+    return {kind: {**ms(v), "n": len(v)} for kind, v in times.items()}
 
 
 def table(report: dict[str, Any]) -> Table:

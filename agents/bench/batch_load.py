@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from agents.bench.common import machine, process_tree
 from agents.defaults import SANDBOX_IMAGE
 from agents.paths import PROJECT_ROOT
 from agents.sandbox.docker_executor import LABEL, LABEL_WORKSPACE
@@ -43,28 +43,6 @@ def write_scenarios(folder: Path, n: int, image: str = SANDBOX_IMAGE) -> list[Pa
         path.write_text(yaml.safe_dump(data, sort_keys=False))
         paths.append(path)
     return paths
-
-
-def process_tree(root: int) -> dict[int, int]:
-    """`root` and all its descendants: pid -> resident bytes."""
-    children: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            status = Path(f"/proc/{entry}/status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        children.setdefault(int(fields.get("PPid", "0").strip() or 0), []).append(int(entry))
-        rss[int(entry)] = int(fields.get("VmRSS", "0 kB").split()[0]) * 1024
-    tree, todo = {}, [root]
-    while todo:
-        pid = todo.pop()
-        tree[pid] = rss.get(pid, 0)
-        todo.extend(children.get(pid, []))
-    return tree
 
 
 def _tree_rss(root: int) -> int:
@@ -142,24 +120,6 @@ def run_batch(paths: list[Path], jobs: int, workspaces: Path) -> dict[str, Any]:
             "leftover_containers": len(sampler.ids), "stderr_tail": err.strip().splitlines()[-1:] if err else []}
 
 
-def machine() -> dict[str, Any]:
-    """Cores, memory, kernel, Docker version, storage driver and cgroup version."""
-    info: dict[str, Any] = {"cores": os.cpu_count(), "kernel": platform.release(), "python": platform.python_version()}
-    try:
-        info["ram_gib"] = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
-        import docker
-
-        d = docker.from_env().info()
-        info.update(docker=d.get("ServerVersion"), storage=d.get("Driver"), cgroup=d.get("CgroupVersion"))
-    except Exception:
-        pass
-    try:
-        info["load_avg_1m"] = round(os.getloadavg()[0], 2)
-    except OSError:
-        pass
-    return info
-
-
 def parse_and_describe(ap: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.Namespace, Any, dict]:
     """Add --image and --out, parse; a wide console that has printed the machine line; the machine facts."""
     from rich.console import Console
@@ -168,7 +128,7 @@ def parse_and_describe(ap: argparse.ArgumentParser, argv: list[str] | None) -> t
     ap.add_argument("--out", type=Path, help="also write the results as JSON")
     args = ap.parse_args(argv)
     console = Console(highlight=False, width=200)
-    facts = machine()
+    facts = machine(docker=True)
     console.print("machine: " + ", ".join(f"{k}={v}" for k, v in facts.items()))
     return args, console, facts
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,7 +24,8 @@ from typing import Any
 
 import yaml
 
-from agents.bench.batch_load import parse_and_describe, process_tree, write_scenarios
+from agents.bench.batch_load import parse_and_describe, write_scenarios
+from agents.bench.common import ms, process_tree
 from agents.paths import PROJECT_ROOT
 from agents.sandbox.docker_executor import LABEL, LABEL_PID
 
@@ -86,13 +86,6 @@ def one_block(folder: Path, image: str) -> Path:
                                     "model": {"provider": "scripted", "replies": ["```python\nprint(1)\n```"]},
                                     "strategy": {"attempts": 1}}, sort_keys=False))
     return path
-
-
-def ms(values: list[float]) -> dict[str, float]:
-    """Median and p90 in milliseconds."""
-    ordered = sorted(values)
-    return {"median_ms": round(statistics.median(ordered) * 1000, 1),
-            "p90_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.9))] * 1000, 1)}
 
 
 def overhead(path: Path, rounds: int, ws: Path) -> dict[str, Any]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,10 +20,9 @@ from typing import Any, Callable
 from rich.console import Console
 from rich.table import Table
 
-from agents.bench.humaneval import git_commit, machine
-from agents.bench.humaneval_stats import percentile
+from agents.bench.common import git_commit, machine, ms
 from agents.errors import CodeduetError
-from agents.sandbox.docker_executor import DockerExecutor, hardening
+from agents.sandbox.docker_executor import LABEL, LABEL_PID, DockerExecutor, hardening
 from agents.scenario import SandboxConfig
 
 BLOCKS = {"print(1)": "print(1)\n", "import numpy": "import numpy\nprint(numpy.__version__)\n",
@@ -78,7 +76,7 @@ class Bench:
         elif method == "docker_run":
             container = self.executor.client.containers.run(
                 self.cfg.image, ["python3", "-u", "-c", BLOCKS[name]], detach=True, working_dir="/workspace",
-                labels={"org.codeduet.run": "bench", "org.codeduet.pid": str(os.getpid())}, **hardening(self.cfg))
+                labels={LABEL: "bench", LABEL_PID: str(os.getpid())}, **hardening(self.cfg))
             try:
                 ok = container.wait()["StatusCode"] == 0
                 out = container.logs().decode()
@@ -117,8 +115,7 @@ def summarize(times: dict[str, dict[str, list[float]]]) -> dict[str, Any]:
     """Median and p90 (ms) per block and method, and the two target ratios on medians."""
     out: dict[str, Any] = {}
     for block, per in times.items():
-        stats = {m: {"median_ms": round(1000 * statistics.median(v), 1), "p90_ms": round(1000 * percentile(v, 90), 1),
-                     "n": len(v)} for m, v in per.items() if v}
+        stats = {m: {**ms(v), "n": len(v)} for m, v in per.items() if v}
         ex, de, dr = (stats.get(k, {}).get("median_ms") for k in ("executor", "docker_exec", "docker_run"))
         ratios = {}
         if ex and de:

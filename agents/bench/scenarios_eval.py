@@ -191,29 +191,16 @@ def with_strategy(scenario: Any, overrides: dict[str, Any] | None) -> Any:
     return scenario.model_copy(update={"strategy": strategy})
 
 
-def parse_overrides(items: list[str]) -> dict[str, Any]:
-    """['repair_context=last', 'attempts=4'] -> {'repair_context': 'last', 'attempts': 4} (values read as YAML)."""
-    import yaml
-
-    from agents.errors import BadInputError
-
-    pairs = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise BadInputError(f"--strategy {item!r}: use KEY=VALUE, like repair_context=last")
-        pairs[key.strip()] = yaml.safe_load(value)
-    return pairs
-
-
 def _commit() -> str | None:
-    from agents.bench.humaneval import git_commit
+    from agents.bench.common import git_commit
 
     return git_commit()
 
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point; exit 0 when every run succeeded, else 1."""
+    from agents.scenario import parse_overrides
+
     from rich.console import Console
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -16,7 +16,6 @@ import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -104,7 +103,7 @@ def table(summary: dict[str, dict[str, float]]) -> Table:
 
 def main(console: Console, *, n: int, out: Path | None) -> int:
     """CLI entry: make a run, time every command n times, print the table; with --out also write startup.json."""
-    from agents.bench.humaneval import git_commit, machine
+    from agents.bench.common import git_commit, machine
 
     with tempfile.TemporaryDirectory(prefix="codeduet-startup-") as tmp:
         folder = Path(tmp)

@@ -12,14 +12,19 @@ PROMPT_VERSION = "v5"
 
 
 @lru_cache(maxsize=None)
-def template(name: str) -> Template:
-    """Load `name.md` as a string.Template ($var placeholders)."""
-    return Template((HERE / f"{name}.md").read_text(encoding="utf-8"))
+def template(name: str, folder: Path = HERE) -> Template:
+    """Load `name.md` (from this folder, or another one's: the benchmarks keep theirs) as a string.Template."""
+    return Template((folder / f"{name}.md").read_text(encoding="utf-8"))
 
 
 def render(name: str, **values: object) -> str:
     """Fill a template; unknown placeholders are left as they are."""
-    return template(name).safe_substitute({k: str(v) for k, v in values.items()}).strip()
+    return render_from(HERE, name, **values)
+
+
+def render_from(folder: Path, name: str, **values: object) -> str:
+    """Fill the template `name.md` of `folder` (the same $var rules as the product's prompts)."""
+    return template(name, folder).safe_substitute({k: str(v) for k, v in values.items()}).strip()
 
 
 def system_message(files: bool = False) -> str:

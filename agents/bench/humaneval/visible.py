@@ -217,8 +217,8 @@ print("validated", len(verdicts))
 
 
 def runner_source() -> str:
-    """The text of humaneval_runner.py, for scripts that run in the sandbox."""
-    return (Path(__file__).parent / "humaneval_runner.py").read_text(encoding="utf-8")
+    """The text of runner.py, for scripts that run in the sandbox."""
+    return (Path(__file__).parent / "runner.py").read_text(encoding="utf-8")
 
 
 def validated_examples(problems: list[dict[str, Any]], executor: Any) -> dict[str, dict[str, Any]]:

@@ -10,6 +10,8 @@ from typing import Any
 
 from rich.table import Table
 
+from agents.bench.common import percentile
+
 MODES = ("single", "loop")
 
 
@@ -43,15 +45,6 @@ def mcnemar_exact(b: int, c: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def percentile(values: list[float], q: float) -> float | None:
-    """Nearest-rank percentile (q in 0..100)."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, math.ceil(q / 100 * len(ordered)))
-    return ordered[rank - 1]
-
-
 def mode_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Figures for one mode's rows."""
     n = len(rows)
@@ -69,7 +62,7 @@ def mode_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "tokens_total": tokens,
         "tokens_per_solved": round(tokens / len(solved), 1) if solved else None,
         "seconds_median": round(statistics.median(seconds), 2) if seconds else None,
-        "seconds_p90": round(percentile(seconds, 90), 2) if seconds else None,
+        "seconds_p90": round(percentile(seconds, 90) or 0, 2) if seconds else None,
         "seconds_total": round(sum(seconds), 1),
         "final_exec": dict(Counter(r["exec"] for r in rows)),
         "hidden_outcome": dict(Counter(r["hidden"] for r in rows)),

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from agents.bench.humaneval_scenario import build_scenario, problem_number, scoring_sandbox, slug
-from agents.bench.humaneval_score import Candidate, Scorer, choose, python_blocks
+from agents.bench.humaneval.scenario import build_scenario, problem_number, scoring_sandbox, slug
+from agents.bench.humaneval.score import Candidate, Scorer, choose, python_blocks
 from agents.conversation import RunOptions, run_scenario
 from agents.errors import EnvironmentProblem
 from agents.transcript import load_transcript

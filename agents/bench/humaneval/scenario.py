@@ -9,13 +9,15 @@ from typing import Any
 
 import yaml
 
-from agents.bench.humaneval_visible import runner_source
+from agents.bench.humaneval.visible import runner_source
 from agents.errors import BadInputError, EnvironmentProblem
-from agents.prompts import render
-from agents.scenario import Scenario, SandboxConfig, load_scenario
+from agents.prompts import render_from
+from agents.scenario import SandboxConfig, Scenario, load_scenario
 
+PROMPTS = Path(__file__).parent / "prompts"
+"""The benchmark's own prompts (the product's are in agents/prompts/)."""
 PROMPT_VERSION = "he-v2"
-"""Version of agents/prompts/humaneval_system.md + humaneval_task.md and of the check below."""
+"""Version of prompts/system.md + prompts/task.md (next to this module) and of the check below."""
 CHECK_FILE = "docstring_examples.py"
 SANDBOX_TIMEOUT = 10
 
@@ -89,8 +91,8 @@ def build_scenario(problem: dict[str, Any], examples: list[dict[str, str]], fold
     data: dict[str, Any] = {
         "name": slug(problem["task_id"]),
         "description": f"{problem['task_id']} ({problem['entry_point']}), prompt {PROMPT_VERSION}",
-        "task": render("humaneval_task", prompt=problem["prompt"].strip("\n")),
-        "assistant": {"system_message": render("humaneval_system")},
+        "task": render_from(PROMPTS, "task", prompt=problem["prompt"].strip("\n")),
+        "assistant": {"system_message": render_from(PROMPTS, "system")},
         "user_proxy": {"human_input_mode": "NEVER", "max_consecutive_auto_reply": max_auto_reply},
         "sandbox": {"timeout": SANDBOX_TIMEOUT, **({"image": image} if image else {})},
         "checks": [],

@@ -1,59 +1,33 @@
 """`bench humaneval`: pass@1 of one assistant turn vs the self-debug loop, interleaved per problem, resumable.
 
-Each problem becomes a Scenario (humaneval_scenario) run by the ordinary run_scenario; the loop sees only
+Each problem becomes a Scenario (humaneval/scenario.py) run by the ordinary run_scenario; the loop sees only
 execution errors and the docstring's own examples. The hidden check() runs afterwards, in a fresh sandbox
-container (humaneval_score), and only to score.
+container (humaneval/score.py), and only to score.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import platform
-import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                           TimeRemainingColumn)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from agents.bench.humaneval_config import BenchConfig
-from agents.bench.humaneval_problem import ModelFor, run_mode
-from agents.bench.humaneval_scenario import PROMPT_VERSION, load_problems, problem_number
-from agents.bench.humaneval_stats import summarize, summary_table
-from agents.bench.humaneval_visible import validated_examples
+from agents.bench.common import git_commit, machine
+from agents.bench.humaneval.config import BenchConfig
+from agents.bench.humaneval.problem import ModelFor, run_mode
+from agents.bench.humaneval.scenario import PROMPT_VERSION, load_problems, problem_number
+from agents.bench.humaneval.stats import summarize, summary_table
+from agents.bench.humaneval.visible import validated_examples
 from agents.errors import BadInputError
-from agents.paths import PROJECT_ROOT
 from agents.prompts import PROMPT_VERSION as FEEDBACK_VERSION
 from agents.sandbox import make_executor
 from agents.scenario import SandboxConfig
 
 RESULTS, SUMMARY, META, VISIBLE = "results.jsonl", "summary.json", "meta.json", "visible_tests.json"
-
-
-def machine() -> dict[str, Any]:
-    """Cores, CPU model and OS of this machine."""
-    cpu = platform.processor() or ""
-    try:
-        cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
-                    if ln.startswith("model name")), cpu)
-    except OSError:
-        pass
-    return {"cores": os.cpu_count(), "cpu": cpu, "platform": platform.platform(), "python": platform.python_version()}
-
-
-def git_commit() -> str | None:
-    """HEAD of the project, with '+dirty' when the tree has changes."""
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT_ROOT, capture_output=True,
-                              text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                               timeout=10).stdout.strip()
-        return (head + ("+dirty" if dirty else "")) or None
-    except (OSError, subprocess.SubprocessError):
-        return None
 
 
 def resolve_out(cfg: BenchConfig) -> Path:

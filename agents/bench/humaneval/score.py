@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.bench import humaneval_runner as runner
-from agents.bench.humaneval_visible import runner_source
-from agents.codeblocks import ALIASES
+from agents.bench.humaneval import runner
+from agents.bench.humaneval.visible import runner_source
+from agents.codeblocks import CodeBlock
 from agents.sandbox import make_executor
 from agents.scenario import SandboxConfig
 
@@ -31,7 +31,7 @@ else:
 def python_blocks(messages: list[dict[str, Any]]) -> list[str]:
     """Runnable python blocks of the assistant messages of a transcript, oldest first."""
     return [b["code"] for m in messages if m.get("role") == "assistant" for b in m.get("code_blocks") or []
-            if ALIASES.get((b.get("language") or "").lower()) == "python"]
+            if CodeBlock(b.get("language") or "", b.get("code") or "").runnable_as == "python"]
 
 
 @dataclass
@@ -46,7 +46,7 @@ class Candidate:
 
     @classmethod
     def build(cls, label: str, blocks: list[str], problem: dict[str, Any]) -> "Candidate":
-        """Apply the harness's extraction rule (humaneval_runner.build_candidate)."""
+        """Apply the harness's extraction rule (runner.build_candidate)."""
         source, raw = runner.build_candidate(blocks, problem["prompt"], problem["entry_point"])
         return cls(label, blocks, source, raw if raw is not None else (blocks[-1] if blocks else None))
 

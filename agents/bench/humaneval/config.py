@@ -36,7 +36,7 @@ class BenchConfig:
     @property
     def loop_strategy(self) -> dict[str, Any]:
         """The loop's full strategy block as the scenarios get it (product defaults plus overrides)."""
-        from agents.bench.humaneval_problem import bench_strategy
+        from agents.bench.humaneval.problem import bench_strategy
         from agents.scenario import StrategyConfig
         from agents.yamlio import validate
 
