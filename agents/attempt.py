@@ -8,22 +8,21 @@ from typing import Any
 
 from autogen import AssistantAgent
 
-from agents.ag2_adapter import seed_history
+from agents.ag2_adapter import install_assistant_reply, quiet_ag2, record_sent_messages, seed_history
 from agents.briefing import works_on_files
 from agents.budget import BudgetSpent, TimeBudget
 from agents.codeblocks import extract_code_blocks
+from agents.project_files import write_files
 from agents.prompts import system_message
 from agents.protocols import Display, ModelProvider, Recorder
-from agents.project_files import write_files
 from agents.proxy import HumanInput, SandboxProxy
-from agents.quiet_io import quiet_ag2
 from agents.repeats import RepeatMemory
 from agents.sandbox import make_executor
 from agents.scenario import Scenario
-from agents.strategy import SamplingPolicy, install_sampled_reply
 from agents.termination import RunContext, compile_predicate
-from agents.workspace_view import last_block
 from agents.transcript import workspace_name
+from agents.turn_policy import ASSISTANT_LIMIT_HEADROOM, AttemptSummary, TurnPolicy
+from agents.workspace_view import last_block
 
 
 @dataclass
@@ -45,42 +44,46 @@ class AttemptSetup:
 
 
 def run_attempt(setup: AttemptSetup, attempt: int, message: str,
-                history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """Run one conversation to its end; return its summary (status, reason, checks passed, workspace)."""
+                history: list[dict[str, Any]] | None = None) -> AttemptSummary:
+    """Run one conversation to its end; return how it ended (status, reason, checks passed, workspace)."""
     scenario, display = setup.scenario, setup.display
     workspace = setup.run_dir / workspace_name(attempt)
     workspace.mkdir()
     write_files(workspace, scenario.starting_files())
     setup.memory.begin(workspace)  # files this attempt's replies save are compared with this workspace
-    executor = make_executor(scenario.sandbox, workspace, setup.run_id if attempt == 1 else f"{setup.run_id}-a{attempt}")
+    executor = make_executor(scenario.sandbox, workspace,
+                             setup.run_id if attempt == 1 else f"{setup.run_id}-a{attempt}")
     executor.counter = last_block(history or [])  # a resumed conversation's blocks go on from its parent's numbers
+    context = RunContext(sent_contents={message})  # the task (or follow-up) is never judged as a reply
+    predicate = compile_predicate(scenario.termination)
+    policy = TurnPolicy(scenario.strategy, attempt, setup.mode, setup.memory, lambda m: predicate(m, context),
+                        setup.budget)
     try:
         executor.start()
         setup.recorder.event("sandbox", attempt=attempt, **executor.describe())
-        context = RunContext(sent_contents={message})  # the task (or follow-up) is never judged as a reply
-        predicate = compile_predicate(scenario.termination)
-        proxy = SandboxProxy(scenario, executor, context, human_input_mode=setup.mode,
+        proxy = SandboxProxy(scenario, executor, context, policy, human_input_mode=setup.mode,
                              max_consecutive_auto_reply=setup.limit, human=setup.human, display=display,
                              memory=setup.memory, attempt=attempt, budget=setup.budget,
-                             is_termination_msg=lambda m: predicate(m, context) and not extract_code_blocks(m.get("content")))
+                             is_termination_msg=lambda m: predicate(m, context)
+                             and not extract_code_blocks(m.get("content")))
         with quiet_ag2():
             assistant = AssistantAgent(scenario.assistant.name, llm_config=setup.provider.llm_config(),
                                        system_message=scenario.assistant.system_message or system_message(
                                            works_on_files(scenario.task, scenario.starting_files())),
-                                       is_termination_msg=lambda m: proxy.final_turn or predicate(m, context),
-                                       max_consecutive_auto_reply=setup.limit + 10, human_input_mode="NEVER")
-        policy = SamplingPolicy(scenario.strategy, attempt, reask_no_code=setup.mode == "NEVER")
+                                       is_termination_msg=policy.assistant_ends,
+                                       max_consecutive_auto_reply=setup.limit + ASSISTANT_LIMIT_HEADROOM,
+                                       human_input_mode="NEVER")
         setup.provider.attach(assistant, on_token=setup.budget.guard(
-            display.on_token, lambda: f"while generating turn {policy.turn} of attempt {attempt}"))
-        install_sampled_reply(assistant, setup.provider, policy, setup.memory, setup.recorder, display, setup.budget)
+            display.on_token, lambda: f"while generating turn {policy.sampling.turn} of attempt {attempt}"))
+        install_turns(assistant, policy, setup.provider, setup.recorder, display)
         _install_recording(assistant, proxy, setup, policy, attempt)
         seed_history(assistant, proxy, history or [])
         try:
             with quiet_ag2():
                 proxy.initiate_chat(assistant, message=message, clear_history=not history)
-            status, reason = final_status(proxy, setup.limit)
+            status, reason = final_status(proxy, policy, setup.limit)
         except BudgetSpent as spent:  # what was said and run so far is recorded already
-            proxy.stop_reason = "timeout"
+            policy.stop_reason = "timeout"
             status, reason = "timeout", str(spent)
             setup.recorder.event("budget_spent", attempt=attempt, seconds=spent.seconds, where=spent.where)
             display.info(f"[yellow]{spent}[/]")
@@ -88,32 +91,39 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
         display.stop_live()
         executor.stop()
     last = proxy.last_executed
-    return {"attempt": attempt, "status": status, "reason": reason, "success": status == "success",
-            "checks_passed": last.checks_passed if last else 0, "checks": len(scenario.checks),
-            "ran_clean": bool(last and last.results and last.results[-1].exit_code == 0),
-            "summary": last.summary() if last else "no code was executed", "stop_reason": proxy.stop_reason,
-            "turns": proxy.turns, "workspace": workspace_name(attempt)}
+    return AttemptSummary(attempt=attempt, status=status, reason=reason, success=status == "success",
+                          checks_passed=last.checks_passed if last else 0, checks=len(scenario.checks),
+                          ran_clean=bool(last and last.results and last.results[-1].exit_code == 0),
+                          summary=last.summary() if last else "no code was executed", stop_reason=policy.stop_reason,
+                          turns=proxy.turns, workspace=workspace_name(attempt))
 
 
-def final_status(proxy: SandboxProxy, limit: int) -> tuple[str, str]:
+def install_turns(assistant: Any, policy: TurnPolicy, provider: ModelProvider, recorder: Recorder,
+                  display: Display) -> None:
+    """The assistant's model reply goes through the turn policy (sampling and re-asks)."""
+    install_assistant_reply(assistant, lambda history, generate: policy.assistant_reply(
+        history, generate, provider, recorder, display, assistant.name))
+
+
+def final_status(proxy: SandboxProxy, policy: TurnPolicy, limit: int) -> tuple[str, str]:
     """success | failed | max_replies, with a reason a person can read."""
     last = proxy.last_executed
     if last is not None and last.success:
         return "success", "the last execution exited 0 and every check passed"
-    if proxy.stop_reason == "stuck":
+    if policy.stop_reason == "stuck":
         return "failed", "the model kept sending code that had already run, after every re-ask"
-    if proxy.stop_reason == "prose_loop":
+    if policy.stop_reason == "prose_loop":
         return "failed", "the model kept answering without code, the same text again after a nudge"
-    if proxy.stop_reason == "max_replies":
+    if policy.stop_reason == "max_replies":
         return "max_replies", f"reached max_consecutive_auto_reply={limit}"
-    if proxy.stop_reason == "human_exit":
+    if policy.stop_reason == "human_exit":
         return "failed", "ended by the user before a successful execution"
     if last is None:
         return "failed", "the conversation ended without any code being executed"
     return "failed", "the conversation ended after a failed execution or failed checks"
 
 
-def _install_recording(assistant: AssistantAgent, proxy: SandboxProxy, setup: AttemptSetup, policy: SamplingPolicy,
+def _install_recording(assistant: AssistantAgent, proxy: SandboxProxy, setup: AttemptSetup, policy: TurnPolicy,
                        attempt: int) -> None:
     """Record every message as it is sent (AG2 hook), with code blocks, executions, checks, usage and sampling."""
     state = {"first": True}
@@ -125,15 +135,15 @@ def _install_recording(assistant: AssistantAgent, proxy: SandboxProxy, setup: At
                                  "attempt": attempt}
         if sender is assistant:
             event["role"] = "assistant"
-            event["turn"] = policy.turn
+            event["turn"] = policy.sampling.turn
             event["code_blocks"] = [b.to_dict() for b in extract_code_blocks(content)]
             usage = provider.pop_usage()
             if usage:
                 event["usage"] = usage.to_dict()
-            if policy.last:
-                event["sampling"] = policy.last
+            if policy.sampling.last:
+                event["sampling"] = policy.sampling.last
         else:  # the proxy says what it produced: a report, a nudge, a person's answer; the first message is the task
-            turn = proxy.take_turn()
+            turn = policy.sent(message)
             event["role"] = "task" if state["first"] else (turn.role if turn else "user_proxy")
             if turn is not None and turn.outcome is not None:
                 event["outcome"] = turn.outcome.to_dict()
@@ -144,5 +154,5 @@ def _install_recording(assistant: AssistantAgent, proxy: SandboxProxy, setup: At
             display.generation_started(assistant.name)
         return message
 
-    assistant.register_hook("process_message_before_send", hook)
-    proxy.register_hook("process_message_before_send", hook)
+    record_sent_messages(assistant, hook)
+    record_sent_messages(proxy, hook)

@@ -7,7 +7,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
-from agents.protocols import Executor, ExecResult
+from agents.protocols import ExecResult, Executor
 from agents.sandbox.filenames import CHECKS_DIR
 from agents.sandbox.safe_write import write_new_file
 from agents.scenario import Check, FileExists, PytestCheck, Scenario, StdoutContains, StdoutRegex

@@ -98,8 +98,8 @@ def chat_command(console: Console, model: str | None, human: str, max_auto_reply
                             user_proxy=UserProxyConfig(human_input_mode=mode,
                                                        max_consecutive_auto_reply=max_auto_reply))
         opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace)
-        result = until_stopped(lambda: run_scenario(scenario, opts, display=ConsoleDisplay(console),
-                                                    human=human_for_mode(console)))
+        result = until_stopped(lambda s=scenario, o=opts: run_scenario(s, o, display=ConsoleDisplay(console),
+                                                                       human=human_for_mode(console)))
         code, runs = report_result(result, console), runs + 1
         if result.status == "interrupted":
             return code
@@ -262,7 +262,8 @@ def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario Y
                                            "process; default 1). With --ray local: the sandboxes it advertises."),
         ray: Optional[str] = typer.Option(None, metavar="ADDRESS", help="Batch on Ray: local | auto | "
                                           "ray://host:port (needs `pip install 'codeduet\\[ray]'`)."),
-        json_out: bool = typer.Option(False, "--json", help="Print a JSON summary instead of the conversation.")) -> None:
+        json_out: bool = typer.Option(False, "--json",
+                                      help="Print a JSON summary instead of the conversation.")) -> None:
     """Run scenario(s); exit 0 success, 1 failed/max_replies/timeout, 2 bad input, 3 environment, 130 Ctrl-C."""
     from agents.hitl import human_for_mode, normalize_mode
     from agents.run_options import RunOptions

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agents.attempt import AttemptSetup, final_status, run_attempt
-from agents.budget import TimeBudget
 from agents.briefing import briefed_task
+from agents.budget import TimeBudget
 from agents.changes import record_changes
 from agents.display import NullDisplay
 from agents.errors import CodeduetError
@@ -23,6 +23,7 @@ from agents.sandbox.preflight import preflight, warnings_for
 from agents.scenario import Scenario
 from agents.strategy import attempt_message, best_attempt
 from agents.transcript import JsonlRecorder, new_run_dir, workspace_name
+from agents.turn_policy import AttemptSummary
 
 __all__ = ["RunOptions", "RunResult", "run_scenario", "final_status", "overall_status", "resolve_model"]
 
@@ -97,7 +98,7 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
                          TimeBudget(scenario.strategy.max_seconds))
     display.run_started(scenario, provider.describe(), run_dir)
     status, reason, error, interrupted = "error", "the run did not finish", None, False
-    summaries: list[dict[str, Any]] = []
+    summaries: list[AttemptSummary] = []
     budget = scenario.strategy.attempts
     if mode != "NEVER" or opts.history:
         # a person steers (they decide when to stop), or a resumed conversation goes on with its follow-up:
@@ -112,12 +113,12 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
                 message, history = opts.first_message or task, opts.history
             else:
                 display.info(f"[bold]attempt {attempt}/{budget}[/]: a fresh conversation "
-                             f"(attempt {attempt - 1}: {summaries[-1]['summary']})")
+                             f"(attempt {attempt - 1}: {summaries[-1].summary})")
                 message, history = attempt_message(task, attempt, summaries, scenario.strategy), None
             summary = run_attempt(setup, attempt, message, history)
             summaries.append(summary)
-            recorder.event("attempt", **summary)
-            if summary["success"] or summary["stop_reason"] in ("human_exit", "timeout"):
+            recorder.event("attempt", **summary.to_dict())
+            if summary.success or summary.stop_reason in ("human_exit", "timeout"):
                 break
         status, reason = overall_status(summaries, budget, setup.budget)
     except KeyboardInterrupt:
@@ -130,17 +131,18 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
     finally:
         display.stop_live()
         best = best_attempt(summaries)
-        chosen = best["attempt"] if best else None
+        chosen = best.attempt if best else None
         changed = record_changes(run_dir, run_dir / workspace_name(chosen or 1), scenario.starting_files())
         path = recorder.finish(status, reason, chosen_attempt=chosen, changed_files=changed)
         display.run_finished(status, reason, run_dir)
-    result = RunResult(run_dir, status, reason, recorder.totals(), path, error, summaries, chosen, changed)
+    result = RunResult(run_dir, status, reason, recorder.totals(), path, error, [a.to_dict() for a in summaries],
+                       chosen, changed)
     if interrupted:
         raise RunInterrupted(result)
     return result
 
 
-def overall_status(summaries: list[dict[str, Any]], budget: int, time_budget: TimeBudget | None = None
+def overall_status(summaries: list[AttemptSummary], budget: int, time_budget: TimeBudget | None = None
                    ) -> tuple[str, str]:
     """The first successful attempt's status; else `timeout` when the time budget ended the run (saying how far it
     got); else the best attempt's, saying how many were tried."""
@@ -148,18 +150,17 @@ def overall_status(summaries: list[dict[str, Any]], budget: int, time_budget: Ti
     if best is None:
         return "failed", "no attempt ran"
     last = summaries[-1]
-    timed_out = last["stop_reason"] == "timeout" or (not best["success"] and time_budget is not None
-                                                     and time_budget.spent() and len(summaries) < budget)
-    if timed_out and not best["success"]:
-        where = last["reason"] if last["stop_reason"] == "timeout" else \
+    timed_out = last.stop_reason == "timeout" or (not best.success and time_budget is not None
+                                                  and time_budget.spent() and len(summaries) < budget)
+    if timed_out and not best.success:
+        where = last.reason if last.stop_reason == "timeout" else \
             f"the time budget of {time_budget.seconds:g} s ran out before attempt {len(summaries) + 1}"
         return "timeout", (f"{where}; {len(summaries)} of {budget} attempt(s) ran, "
-                           f"{sum(s['turns'] for s in summaries)} turn(s); kept attempt {best['attempt']} "
-                           f"({best['checks_passed']}/{best['checks']} checks passed: {best['summary']})")
+                           f"{sum(s.turns for s in summaries)} turn(s); kept attempt {best.attempt} "
+                           f"({best.checks_passed}/{best.checks} checks passed: {best.summary})")
     if len(summaries) == 1 and budget == 1:
-        return best["status"], best["reason"]
-    if best["success"]:
-        return "success", f"attempt {best['attempt']} of {budget}: {best['reason']}"
-    return best["status"], (f"no attempt succeeded ({len(summaries)} of {budget} tried); kept attempt "
-                            f"{best['attempt']} ({best['checks_passed']}/{best['checks']} checks passed): "
-                            f"{best['reason']}")
+        return best.status, best.reason
+    if best.success:
+        return "success", f"attempt {best.attempt} of {budget}: {best.reason}"
+    return best.status, (f"no attempt succeeded ({len(summaries)} of {budget} tried); kept attempt "
+                         f"{best.attempt} ({best.checks_passed}/{best.checks} checks passed): {best.reason}")

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, ContextManager, Iterator
-
-import re
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -193,7 +192,8 @@ class ConsoleDisplay(NullDisplay):
         self.buffer += text
         if self.live is not None:
             tail = "\n".join(self.buffer.splitlines()[-15:])
-            self.live.update(Panel(Text(tail, no_wrap=True, overflow="crop"), title=f"{self.name} · streaming", title_align="left",
+            self.live.update(Panel(Text(tail, no_wrap=True, overflow="crop"), title=f"{self.name} · streaming",
+                                   title_align="left",
                                    border_style="dim"))
 
     def stop_live(self) -> None:

@@ -138,11 +138,13 @@ def execution_feedback(outcome: Outcome, workspace: Path | None = None) -> str:
         if last.refused:
             title, hint = "Not saved", "Use a plain relative path inside the current directory."
         elif last.timed_out:
-            title, hint = "Output before it was stopped", "It was stopped at the time limit: remove infinite loops or make it faster."
+            title = "Output before it was stopped"
+            hint = "It was stopped at the time limit: remove infinite loops or make it faster."
         elif last.oom_killed:
             title, hint = "Output before it was killed", "It ran out of memory: use less memory."
         elif last.disk_full:
-            title, hint = "Error", "It filled the workspace disk (its size is limited): write less data, or delete files."
+            title, hint = "Error", ("It filled the workspace disk (its size is limited): write less data, "
+                                    "or delete files.")
         else:
             title, hint = "Error", "Fix the cause of the error."
         return render("exec_failed", exit_code=last.exit_code, error_title=title, files=files, subject=subject,

@@ -6,17 +6,14 @@ One strategy serves `run`, `chat`, `--resume`, batches and the benchmarks; a sce
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from autogen import ConversableAgent
-
-from agents.budget import TimeBudget
-from agents.codeblocks import classify_reply
-from agents.models.loops import salvaged_loop
 from agents.prompts import render
-from agents.protocols import Display, ModelProvider, Recorder
-from agents.repeats import RepeatMemory, Seen
+from agents.repeats import Seen
 from agents.scenario import StrategyConfig
+
+if TYPE_CHECKING:
+    from agents.turn_policy import AttemptSummary
 
 MAX_TEMPERATURE = 1.5
 
@@ -64,56 +61,6 @@ class SamplingPolicy:
         return Sampling(min(MAX_TEMPERATURE, start + cfg.resample_step * (resample - 1)), seed)
 
 
-def install_sampled_reply(assistant: ConversableAgent, provider: ModelProvider, policy: SamplingPolicy,
-                          memory: RepeatMemory, recorder: Recorder, display: Display,
-                          budget: TimeBudget | None = None) -> None:
-    """Replace the assistant's LLM reply: each turn sampled per the policy; a reply that repeats code that already
-    ran, that was cut off inside its code block (the model looping until max_tokens), or (unattended) that holds
-    only prose, is re-asked."""
-
-    def reply(agent: ConversableAgent, messages: list[dict[str, Any]] | None = None, sender: Any = None,
-              config: Any = None, **kwargs: Any) -> tuple[bool, Any]:
-        turn = policy.next_turn()
-        if budget is not None:  # no new turn once the run's time is spent
-            budget.check(f"before turn {turn} of attempt {policy.attempt}")
-        resamples = policy.config.max_resamples
-        history = compact(messages if messages is not None else agent.chat_messages.get(sender, []),
-                          policy.config.repair_context)
-        asked = history
-        for resample in range(resamples + 1):
-            sampling = policy.sampling(turn, resample)
-            params = provider.sampling_params(sampling.temperature, sampling.seed, policy.config.top_p)
-            ok, text = ConversableAgent.generate_oai_reply(agent, asked, sender, config, **params, **kwargs)
-            content = text.get("content") if isinstance(text, dict) else text
-            if ok and (salvaged := salvaged_loop(provider)) is not None:  # a loop of lines cut back to one copy
-                recorder.event("reply_salvaged", attempt=policy.attempt, turn=turn, resample=resample, **salvaged)
-            earlier = memory.find(content) if ok else None
-            kind = classify_reply(content) if ok else None
-            reason = None if not ok else "repeat" if earlier is not None else "cut" if kind == "unclosed" \
-                else "no_code" if policy.reask_no_code and kind == "no_code" and "TERMINATE" not in content else None
-            if reason is None or resample == resamples:
-                policy.last = {**sampling.to_dict(), "resample": resample}
-                return ok, text
-            usage = provider.pop_usage()
-            event: dict[str, Any] = {"reason": reason, "attempt": policy.attempt, "turn": turn,
-                                     "resample": resample, "sampling": sampling.to_dict(), "content": content}
-            if earlier is not None:
-                event["repeats"] = {"attempt": earlier.attempt, "turn": earlier.turn, "summary": earlier.summary}
-            asked = reask_messages(history, reason, content, earlier, policy.config)
-            if asked is not history:
-                event["follow_up"] = asked[-1]["content"]
-            recorder.event("reply_rejected", **event, **({"usage": usage.to_dict()} if usage else {}))
-            why = f"repeats code that already ran ({earlier.where})" if earlier is not None else \
-                "was cut off inside its code block" if reason == "cut" else "holds only prose" + \
-                (" (kept: the code it describes is asked for)" if "follow_up" in event else "")
-            display.info(f"[dim]attempt {policy.attempt} turn {turn}: the reply {why}; asking again (temperature "
-                         f"{policy.sampling(turn, resample + 1).temperature:.2f})[/]")
-            display.generation_started(agent.name)
-        return False, None  # not reached: the last resample always returns
-
-    assistant.replace_reply_func(ConversableAgent.generate_oai_reply, reply)
-
-
 def reask_messages(history: list[dict[str, Any]], reason: str, content: str, earlier: Seen | None,
                    config: StrategyConfig) -> list[dict[str, Any]]:
     """What a re-ask is asked with. A repeat is shown back with what it did; a prose reply (a diagnosis or a plan) is
@@ -136,22 +83,21 @@ def compact(history: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
     return [history[0], *history[-2:]]
 
 
-def attempt_message(task: str, attempt: int, history: list[dict[str, Any]], config: StrategyConfig) -> str:
+def attempt_message(task: str, attempt: int, history: list[AttemptSummary], config: StrategyConfig) -> str:
     """The first message of a fresh attempt: the task, plus one line per earlier attempt on what failed."""
     if attempt == 1 or not config.summary or not history:
         return task
-    lines = "\n".join(f"- attempt {h['attempt']}: {h['summary']}" for h in history)
+    lines = "\n".join(f"- attempt {h.attempt}: {h.summary}" for h in history)
     return render("attempt_task", task=task.rstrip(), failures=lines)
 
 
-def attempt_score(summary: dict[str, Any]) -> tuple[int, int, int]:
+def attempt_score(summary: AttemptSummary) -> tuple[int, int, int]:
     """Orders attempts: success first, then most checks passed, then code that ran clean, then the earlier one."""
-    return (1 if summary.get("success") else 0, summary.get("checks_passed", 0),
-            1 if summary.get("ran_clean") else 0)
+    return (1 if summary.success else 0, summary.checks_passed, 1 if summary.ran_clean else 0)
 
 
-def best_attempt(summaries: list[dict[str, Any]]) -> dict[str, Any] | None:
+def best_attempt(summaries: list[AttemptSummary]) -> AttemptSummary | None:
     """The attempt to keep: the first successful one, else the one with the most checks passed (earliest wins ties)."""
     if not summaries:
         return None
-    return max(summaries, key=lambda s: (attempt_score(s), -s["attempt"]))
+    return max(summaries, key=lambda s: (attempt_score(s), -s.attempt))

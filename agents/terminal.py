@@ -1,4 +1,5 @@
-"""The terminal side of a finished run, shared by the CLI commands and the library: consoles, closing line, exit code."""
+"""The terminal side of a finished run, shared by the CLI commands and the library: consoles, closing line,
+exit code."""
 
 from __future__ import annotations
 

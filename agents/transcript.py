@@ -177,7 +177,8 @@ def _from_events(path: Path) -> dict[str, Any]:
     status = end["status"] if end else "interrupted"
     reason = end["reason"] if end else "the process ended before the run finished (recovered from events.jsonl)"
     return {**header, "status": status, "reason": reason, "ended_at": (end or {}).get("ended_at"),
-            "chosen_attempt": (end or {}).get("chosen_attempt") or _reached(attempts, messages), "attempts": attempts, "rejected_replies": rejected,
+            "chosen_attempt": (end or {}).get("chosen_attempt") or _reached(attempts, messages),
+            "attempts": attempts, "rejected_replies": rejected,
             "messages": messages, "totals": (end or {}).get("totals") or compute_totals(messages, None, rejected,
                                                                                         attempts),
             "changed_files": (end or {}).get("changed_files") or [], "recovered_from_events": True,

@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 from typing import Callable
 
-
 ROOT = Path(__file__).resolve().parent.parent
 RUN_PY = ROOT / "run.py"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]")

@@ -352,7 +352,8 @@ def test_the_watchdog_removes_only_when_its_owner_died(then: str, sandbox_image:
                                                  network_mode="none")
     try:
         holder = subprocess.Popen([sys.executable, "-c", REAPER_HOLDER, label, then.split()[0]],
-                                  stdout=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                                  stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                                  env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
         holder.kill()
         holder.wait()

@@ -63,7 +63,8 @@ YAML_CASES = {
     "tiny-pids": (f"task: x\n{SCRIPTED}sandbox:\n  pids: 1\n",
                   "{f}:4: sandbox.pids: Input should be greater than or equal to 8"),
     "negative-max-replies": (f"task: x\n{SCRIPTED}user_proxy:\n  max_consecutive_auto_reply: -1\n",
-                             "{f}:4: user_proxy.max_consecutive_auto_reply: Input should be greater than or equal to 0"),
+                             "{f}:4: user_proxy.max_consecutive_auto_reply: "
+                             "Input should be greater than or equal to 0"),
     "unknown-predicate": (f"task: x\n{SCRIPTED}termination:\n  any:\n    - contains: DONE\n    - startswith: ok\n",
                           "{f}:6: termination.any.1.startswith: unknown predicate kind 'startswith' "
                           "(known: all, any, callable, contains, endswith, regex, success)"),
@@ -114,13 +115,14 @@ def test_sandbox_image_missing(tmp_path):
     text = f"task: x\n{SCRIPTED}sandbox: {{image: 'codeduet-no-such-image:v0'}}\n"
     proc, _, ws = run_yaml(tmp_path, text)
     assert proc.returncode == 3, proc.stderr
-    assert error_line(proc) == "sandbox image codeduet-no-such-image:v0 not found: run `codeduet sandbox build --image codeduet-no-such-image:v0`"
+    assert error_line(proc) == ("sandbox image codeduet-no-such-image:v0 not found: "
+                                "run `codeduet sandbox build --image codeduet-no-such-image:v0`")
     assert no_run_folder(ws)
 
 
 def _llama_cpp_installed() -> bool:
     try:
-        import llama_cpp
+        import llama_cpp  # noqa: F401  (only whether it imports)
     except ImportError:
         return False
     return True
@@ -132,7 +134,8 @@ needs_llama = pytest.mark.skipif(not _llama_cpp_installed(), reason="llama-cpp-p
 @needs_llama
 def test_model_file_missing(tmp_path):
     model = tmp_path / "missing.gguf"
-    proc, _, ws = run_yaml(tmp_path, f"task: x\nmodel: {{provider: llama_cpp, model_path: '{model}', auto_pull: false}}\n")
+    proc, _, ws = run_yaml(tmp_path,
+                           f"task: x\nmodel: {{provider: llama_cpp, model_path: '{model}', auto_pull: false}}\n")
     assert proc.returncode == 3, proc.stderr
     assert error_line(proc) == f"model file {model} missing: run `codeduet model pull`"
     assert no_run_folder(ws)
@@ -143,7 +146,8 @@ def test_model_file_missing(tmp_path):
 def test_model_file_corrupt(tmp_path, sandbox_image):
     model = tmp_path / "garbage.gguf"
     model.write_bytes(b"GGUF" + bytes(range(256)) * 64)
-    text = f"task: x\nmodel: {{provider: llama_cpp, model_path: '{model}', auto_pull: false}}\nsandbox: {{image: '{IMAGE}'}}\n"
+    text = (f"task: x\nmodel: {{provider: llama_cpp, model_path: '{model}', auto_pull: false}}\n"
+            f"sandbox: {{image: '{IMAGE}'}}\n")
     proc, _, ws = run_yaml(tmp_path, text)
     assert proc.returncode == 3, proc.stderr
     line = error_line(proc)
@@ -313,7 +317,8 @@ def test_json_that_is_not_a_transcript(tmp_path):
 
 @pytest.mark.parametrize("text,expected", [
     ("name: s\ntask: a\ntask: b\n", "{f}:3: task: duplicate key (also at line 2); keep one"),
-    ("task: a\nsandbox:\n  timeout: 5\n  timeout: 9\n", "{f}:4: sandbox.timeout: duplicate key (also at line 3); keep one"),
+    ("task: a\nsandbox:\n  timeout: 5\n  timeout: 9\n",
+     "{f}:4: sandbox.timeout: duplicate key (also at line 3); keep one"),
     ("task: a\nmodel:\n  provider: scripted\n  replys: ['x']\n", "{f}:4: model.replys: unknown key 'replys'"),
     ("task: a\nmodel:\n  provider: scripted\n  replies: []\n",
      "{f}:4: model.replies: a scripted model needs at least one reply"),

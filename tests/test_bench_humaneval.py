@@ -137,7 +137,8 @@ def _scripted(problem: dict, mode: str) -> dict:
 @pytest.mark.docker
 def test_both_modes_score_pass_fail_and_crash(sandbox_image, bench_out):
     cfg = BenchConfig(mode="both", max_auto_reply=2, out=bench_out, separate_single=True, attempts=1)
-    summary = run_bench(QUIET, cfg, model_for=_scripted, problems=_problems("HumanEval/0", "HumanEval/2", "HumanEval/4"))
+    summary = run_bench(QUIET, cfg, model_for=_scripted,
+                        problems=_problems("HumanEval/0", "HumanEval/2", "HumanEval/4"))
     rec = {(r["task_id"], r["mode"]): r for r in read_records(bench_out)}
     assert len(rec) == 6
 
@@ -163,7 +164,8 @@ def test_both_modes_score_pass_fail_and_crash(sandbox_image, bench_out):
 
     p = summary["paired"]
     assert p["n"] == 3 and p["fixed_by_loop"] == ["HumanEval/2"] and p["broken_by_loop"] == []
-    assert summary["single"]["pass_at_1"] == pytest.approx(1 / 3, abs=1e-3) and summary["loop"]["pass_at_1"] == pytest.approx(2 / 3, abs=1e-3)
+    assert summary["single"]["pass_at_1"] == pytest.approx(1 / 3, abs=1e-3)
+    assert summary["loop"]["pass_at_1"] == pytest.approx(2 / 3, abs=1e-3)
     assert summary["single"]["esr"] == pytest.approx(2 / 3, abs=1e-3)
     assert summary["loop"]["ari"] == pytest.approx(0.5)
     assert json.loads((bench_out / "summary.json").read_text())["paired"]["n"] == 3

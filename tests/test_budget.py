@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from agents.transcript import load_transcript
 from tests.conftest import py
 from tests.helpers import run_cli

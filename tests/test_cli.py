@@ -1,4 +1,5 @@
-"""run.py as a real subprocess: exit codes, the --json summary, the closing line, runs, sandbox status|clean, batches."""
+"""run.py as a real subprocess: exit codes, the --json summary, the closing line, runs, sandbox status|clean,
+batches."""
 
 from __future__ import annotations
 

@@ -10,9 +10,7 @@ import signal
 import subprocess
 import sys
 import tarfile
-import time
 from pathlib import Path
-from typing import Callable
 
 import pytest
 import yaml

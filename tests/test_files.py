@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from agents.conversation import RunOptions, run_scenario
 from agents.bench.humaneval.scenario import PROMPTS
+from agents.conversation import RunOptions, run_scenario
 from agents.prompts import render_from
 from agents.repeats import RepeatMemory
 from agents.sandbox import make_executor
 from agents.sandbox.filenames import UnsafeFilename, clean_path, declared_filename
 from agents.scenario import SandboxConfig, load_scenario
 from agents.transcript import load_transcript
-from tests.conftest import IMAGE, ROOT, py
+from tests.conftest import IMAGE, ROOT
 
 BUGGY = "def add(a, b):\n    return a - b\n"
 FIXED = "# filename: calc.py\ndef add(a, b):\n    return a + b\n"

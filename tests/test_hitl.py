@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -209,7 +208,7 @@ def test_chat_types_a_task_then_steers_then_goes_on_with_the_next_task(sandbox_i
     child.expect_exact("task> ")
     child.sendline("exit")
     assert finish(child) == 0
-    runs = sorted((workspaces / "chat").iterdir())
+    runs = sorted((workspaces / "chat").iterdir(), key=lambda run: load_transcript(run)["started_at"])
     assert len(runs) == 2 and load_transcript(runs[1])["messages"][0]["content"] == "Print it again."
 
 

@@ -215,7 +215,8 @@ def usage():  # CPU seconds used by this container's cgroup (v1, else v2)
     return int(stat['usage_usec']) / 1e6
 def quota():
     if os.path.exists('/sys/fs/cgroup/cpu/cpu.cfs_quota_us'):
-        return int(open('/sys/fs/cgroup/cpu/cpu.cfs_quota_us').read()) / int(open('/sys/fs/cgroup/cpu/cpu.cfs_period_us').read())
+        quota = int(open('/sys/fs/cgroup/cpu/cpu.cfs_quota_us').read())
+        return quota / int(open('/sys/fs/cgroup/cpu/cpu.cfs_period_us').read())
     q, p = open('/sys/fs/cgroup/cpu.max').read().split()
     return int(q) / int(p)
 cores = os.cpu_count()
@@ -622,7 +623,8 @@ print('WROTE ALL 1 GiB')
 def test_a_gigabyte_write_hits_the_disk_limit_and_the_run_goes_on(sandbox_image, workspaces, scenario_file):
     free_before = shutil.disk_usage(workspaces).free
     result = run(scenario_file([py(FILL_DISK), py("import sys\nprint('still running')\nsys.exit(3)"),
-                                py("import os\nos.remove('fill.bin')\nopen('after.txt', 'w').write('ok')\nprint('freed')")],
+                                py("import os\nos.remove('fill.bin')\nopen('after.txt', 'w').write('ok')\n"
+                                   "print('freed')")],
                                sandbox={"disk": "64m"}))
     free_after = shutil.disk_usage(workspaces).free
     fill, still, freed = reports(result)

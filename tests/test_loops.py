@@ -183,7 +183,9 @@ class FakeLlama:
 def fake_model(text: str) -> Any:
     from agents.models.llama_cpp import LoadedModel
 
-    formatter = lambda messages: SimpleNamespace(prompt="".join(m["content"] for m in messages), added_special=True)
+    def formatter(messages):
+        return SimpleNamespace(prompt="".join(m["content"] for m in messages), added_special=True)
+
     return LoadedModel(FakeLlama(text), formatter, threading.Lock(), 0.0)
 
 
@@ -209,20 +211,21 @@ def test_the_local_client_stops_at_the_second_copy_and_returns_the_salvaged_repl
 def test_the_strategy_records_a_salvaged_reply_and_keeps_it(no_perf, tmp_path: Path):
     from autogen import AssistantAgent, UserProxyAgent
 
+    from agents.attempt import install_turns
     from agents.display import NullDisplay
     from agents.models.config import build_provider
     from agents.repeats import RepeatMemory
     from agents.scenario import StrategyConfig
-    from agents.strategy import SamplingPolicy, install_sampled_reply
     from agents.transcript import JsonlRecorder
+    from agents.turn_policy import TurnPolicy
 
     provider = build_provider({"provider": "llama_cpp", "auto_pull": False}, origin="test")
     model = fake_model(LOOPING)
     provider.model = lambda: model
     assistant = AssistantAgent("assistant", llm_config=provider.llm_config(), system_message="Write Python.")
     provider.attach(assistant)
-    install_sampled_reply(assistant, provider, SamplingPolicy(StrategyConfig(), attempt=1), RepeatMemory(),
-                          JsonlRecorder(tmp_path, {}), NullDisplay())
+    install_turns(assistant, TurnPolicy(StrategyConfig(), 1, "NEVER", RepeatMemory(), lambda m: False), provider,
+                  JsonlRecorder(tmp_path, {}), NullDisplay())
     user = UserProxyAgent("user", human_input_mode="NEVER", code_execution_config=False)
     reply = assistant.generate_reply(messages=[{"role": "user", "content": "Write a class Stack"}], sender=user)
     assert (reply.get("content") if isinstance(reply, dict) else reply) == STACK + ASSERTS + "```"

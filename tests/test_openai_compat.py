@@ -15,8 +15,7 @@ import yaml
 from rich.console import Console
 
 from agents.display import ConsoleDisplay
-from agents.errors import (EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_FAILED, BadInputError, CodeduetError,
-                           ModelUnavailable)
+from agents.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_FAILED, BadInputError, CodeduetError, ModelUnavailable
 from agents.models.config import build_provider, load_models_file
 from agents.protocols import ModelProvider
 from tests.conftest import IMAGE
@@ -130,19 +129,20 @@ class RecordingDisplay(ConsoleDisplay):
 def test_assistant_agent_talks_to_a_real_openai_compatible_server(server, tmp_path):
     from autogen import AssistantAgent
 
+    from agents.attempt import install_turns
     from agents.display import NullDisplay
     from agents.repeats import RepeatMemory
     from agents.scenario import StrategyConfig
-    from agents.strategy import SamplingPolicy, install_sampled_reply
     from agents.transcript import JsonlRecorder
+    from agents.turn_policy import TurnPolicy
 
     provider = build_provider({"provider": "openai", "model": "x", "base_url": _url(server), "api_key_optional": True})
     assert isinstance(provider, ModelProvider)
     provider.check_ready()
     agent = AssistantAgent("assistant", llm_config=provider.llm_config())
     provider.attach(agent)
-    policy = SamplingPolicy(StrategyConfig(repair_temperature=0.7, seed=3), attempt=1)
-    install_sampled_reply(agent, provider, policy, RepeatMemory(), JsonlRecorder(tmp_path, {}), NullDisplay())
+    policy = TurnPolicy(StrategyConfig(repair_temperature=0.7, seed=3), 1, "NEVER", RepeatMemory(), lambda m: False)
+    install_turns(agent, policy, provider, JsonlRecorder(tmp_path, {}), NullDisplay())
     reply = agent.generate_reply(messages=[{"role": "user", "content": "hi"}])
     assert (reply["content"] if isinstance(reply, dict) else reply) == REPLY
     assert len(server.seen) == 1

@@ -1,4 +1,5 @@
-"""`run.py run ... --ray ADDRESS` on a real two-node Ray cluster (ray.cluster_utils.Cluster), real Docker, scripted model."""
+"""`run.py run ... --ray ADDRESS` on a real two-node Ray cluster (ray.cluster_utils.Cluster), real Docker,
+scripted model."""
 
 from __future__ import annotations
 
@@ -178,7 +179,7 @@ def test_the_summary_table_is_the_one_of_jobs(sandbox_image, good_and_broken, tm
     proc = run_cli("run", *map(str, good_and_broken), "--ray", cluster["address"], "--workspace", str(tmp_path))
     assert proc.returncode == 3, proc.stderr
     assert "batch summary" in proc.stdout
-    table = [line.split() for line in proc.stdout.splitlines() if line.split()[:1] and line.split()[0].endswith(".yaml")]
+    table = [row for row in (line.split() for line in proc.stdout.splitlines()) if row and row[0].endswith(".yaml")]
     assert any(r[0].endswith("fine.yaml") and r[1] == "success" and str(tmp_path) in r[-1] for r in table), proc.stdout
     assert any(r[0].endswith("broken.yaml") and r[1] == "error" for r in table), proc.stdout
     assert proc.stdout.rstrip().splitlines()[-1] == "batch: 1/2 succeeded"

@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pexpect
@@ -184,7 +183,8 @@ class Browser:
                 f"--user-data-dir={self.profile}", f"--window-size={width},{height}", "about:blank"]
         if os.geteuid() == 0:
             args.insert(1, "--no-sandbox")
-        # move chromium's ends above fd 4 (bash: multi-digit fds) so the 3<& / 4>& redirections cannot clobber each other
+        # move chromium's ends above fd 4 (bash: multi-digit fds) so the 3<& / 4>& redirections cannot clobber
+        # each other
         r, w = (fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (self.to_chrome[0], self.from_chrome[1]))
         os.close(self.to_chrome[0])
         os.close(self.from_chrome[1])
@@ -207,7 +207,8 @@ class Browser:
 
     def call(self, method: str, session: bool = False, **params: object) -> dict:
         self.next_id += 1
-        msg = {"id": self.next_id, "method": method, "params": params, **({"sessionId": self.session} if session else {})}
+        msg = {"id": self.next_id, "method": method, "params": params,
+               **({"sessionId": self.session} if session else {})}
         os.write(self.to_chrome[1], json.dumps(msg).encode() + b"\0")
         while True:
             reply = self._read()

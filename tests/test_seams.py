@@ -150,3 +150,33 @@ def test_nothing_in_the_product_imports_the_benchmarks():
             if any(n == "agents.bench" or n.startswith("agents.bench.") for n in names) and id(node) not in allowed:
                 offenders.append(f"{rel}:{node.lineno}")
     assert not offenders, f"the product imports the benchmarks at: {offenders}"
+
+
+def test_every_ag2_hook_is_installed_in_the_adapter():
+    """agents/ag2_adapter.py is the only module that installs anything into AG2 (reply functions, hooks, the output
+    stream): the turn policy's decisions reach AG2 through it alone (issue 21 part 1)."""
+    import ast
+
+    hooks = {"replace_reply_func", "register_hook", "register_reply", "IOStream", "generate_oai_reply",
+             "check_termination_and_human_reply"}
+    found = []
+    for path in (ROOT / "agents").rglob("*.py"):
+        rel = path.relative_to(ROOT).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                name = next((a.name for a in node.names if a.name in hooks), None)
+            else:
+                name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+            if name in hooks:
+                found.append(rel)
+    assert found and set(found) == {"agents/ag2_adapter.py"}, sorted(set(found))
+
+
+def test_the_turn_policy_is_plain_python():
+    """Every decision about a reply is in agents/turn_policy.py, which does not import AG2."""
+    import subprocess
+    import sys
+
+    probe = "import sys, agents.turn_policy; print('autogen' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert out.strip() == "False"

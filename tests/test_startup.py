@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tests.conftest import py
 from tests.helpers import ROOT, run_cli
 

@@ -8,14 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from agents.attempt import install_turns
 from agents.briefing import briefed_task, file_preview
 from agents.conversation import RunOptions, run_scenario
 from agents.repeats import RepeatMemory, normalize_code
 from agents.scenario import StrategyConfig, load_scenario
-from agents.strategy import SamplingPolicy, best_attempt, compact, install_sampled_reply, reask_messages
+from agents.strategy import SamplingPolicy, best_attempt, compact, reask_messages
 from agents.transcript import load_transcript
-from tests.helpers import run_cli
+from agents.turn_policy import AttemptSummary, TurnPolicy
 from tests.conftest import ROOT, py
+from tests.helpers import run_cli
 
 RUN_PY = str(ROOT / "run.py")
 BAD = "values = [3, 1, 2]\nprint(sorted(values)[3])"
@@ -60,12 +62,16 @@ def test_policy_first_turn_greedy_repairs_sampled_reasks_hotter_with_new_seeds()
     assert greedy_repairs.sampling(2, 0).temperature is None
 
 
+def summary(attempt: int, success: bool, checks_passed: int) -> AttemptSummary:
+    return AttemptSummary(attempt=attempt, status="success" if success else "failed", reason="", success=success,
+                          checks_passed=checks_passed, checks=2, ran_clean=True, summary="", stop_reason=None, turns=1,
+                          workspace="workspace")
+
+
 def test_best_attempt_is_the_first_success_else_most_checks_passed():
-    a = [{"attempt": 1, "success": False, "checks_passed": 1, "ran_clean": True},
-         {"attempt": 2, "success": False, "checks_passed": 2, "ran_clean": True},
-         {"attempt": 3, "success": False, "checks_passed": 2, "ran_clean": True}]
-    assert best_attempt(a)["attempt"] == 2
-    assert best_attempt([*a, {"attempt": 4, "success": True, "checks_passed": 2, "ran_clean": True}])["attempt"] == 4
+    a = [summary(1, False, 1), summary(2, False, 2), summary(3, False, 2)]
+    assert best_attempt(a).attempt == 2
+    assert best_attempt([*a, summary(4, True, 2)]).attempt == 4
     assert best_attempt([]) is None
 
 
@@ -257,11 +263,13 @@ def test_failed_checks_show_expected_and_the_closest_output_line():
     output = "Total rows: 14\nSouth: 1127.3000000001\nNorth: 786.34\n"
     assert closest_line(output, "South 1127.30") == "; the closest output line is 'South: 1127.3000000001'"
     assert closest_line("", "x") == "; the output was empty"
-    pytest_detail = ">       assert got == EXPECTED\nE       AssertionError: rows are [('North', 786.34)], expected [...]"
+    pytest_detail = (">       assert got == EXPECTED\n"
+                     "E       AssertionError: rows are [('North', 786.34)], expected [...]")
     assert first_line(pytest_detail).startswith("AssertionError: rows are [('North', 786.34)]")
     examples = ("E       AssertionError: 1 of 2 examples from the docstring failed:\n"
                 "E         f(3) returned 4, expected 6\nE         Find the mistake")
-    assert first_line(examples) == "AssertionError: 1 of 2 examples from the docstring failed: f(3) returned 4, expected 6"
+    assert first_line(examples) == ("AssertionError: 1 of 2 examples from the docstring failed: "
+                                    "f(3) returned 4, expected 6")
 
 
 def test_file_preview_shows_the_head_of_each_file_within_its_budget():
@@ -320,8 +328,8 @@ def test_the_model_is_asked_with_its_prose_kept_or_from_the_clean_prompt(tmp_pat
     provider = build_provider({"provider": "scripted", "replies": [prose, py(GOOD)]}, origin="test")
     assistant = AssistantAgent("assistant", llm_config=provider.llm_config(), system_message="Write Python.")
     provider.attach(assistant)
-    install_sampled_reply(assistant, provider, SamplingPolicy(StrategyConfig(prose_reply=prose_reply), attempt=1),
-                          RepeatMemory(), JsonlRecorder(tmp_path, {}), NullDisplay())
+    policy = TurnPolicy(StrategyConfig(prose_reply=prose_reply), 1, "NEVER", RepeatMemory(), lambda m: False)
+    install_turns(assistant, policy, provider, JsonlRecorder(tmp_path, {}), NullDisplay())
     user = UserProxyAgent("user", human_input_mode="NEVER", code_execution_config=False)
     reply = assistant.generate_reply(messages=[{"role": "user", "content": "task"}], sender=user)
     assert (reply.get("content") if isinstance(reply, dict) else reply) == py(GOOD)

@@ -199,9 +199,9 @@ def _commit() -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point; exit 0 when every run succeeded, else 1."""
-    from agents.scenario import parse_overrides
-
     from rich.console import Console
+
+    from agents.scenario import parse_overrides
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1, help="runs per scenario")

@@ -109,8 +109,7 @@ def _progress(console: Any, quiet: bool) -> Any:
     """A rich bytes progress bar, or a do-nothing context when quiet."""
     if quiet:
         return contextlib.nullcontext(None)
-    from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
-                               TransferSpeedColumn)
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 
     return Progress(TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
                     TimeRemainingColumn(), console=console, transient=False)

@@ -16,8 +16,7 @@ from agents.defaults import COMMAND
 from agents.errors import ModelUnavailable
 from agents.models import download
 from agents.models.loops import find_loop, stopped_reply
-from agents.models.response import (InProcessClientMixin, InProcessProviderMixin, StreamedReply,
-                                     clean_messages)
+from agents.models.response import InProcessClientMixin, InProcessProviderMixin, StreamedReply, clean_messages
 from agents.protocols import TokenSink, Usage
 
 if TYPE_CHECKING:

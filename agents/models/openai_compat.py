@@ -13,8 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.errors import CodeduetError, ModelUnavailable
-from agents.models.response import (InProcessClientMixin, InProcessProviderMixin, StreamedReply,
-                                     clean_messages)
+from agents.models.response import InProcessClientMixin, InProcessProviderMixin, StreamedReply, clean_messages
 from agents.paths import dotenv_files
 from agents.protocols import TokenSink, Usage
 

@@ -8,7 +8,12 @@ from string import Template
 
 HERE = Path(__file__).parent
 PROMPT_VERSION = "v5"
-"""v5: for a task about Python files the system prompt teaches `# filename:` (a block saves a file), feedback lists the files a reply changed and, when a check fails, shows the files it saved. v4: a prose-only reply is kept and the code it describes asked for (prose_followup). v3: repair feedback asks for one sentence on the faulty line before the script. v2: closest output line for failed stdout checks, repeat and cut-reply re-asks, fresh-attempt task (strategy)."""
+"""The prompts' version, recorded in every transcript.
+- v5: for a task about Python files the system prompt teaches `# filename:` (a block saves a file), feedback lists
+  the files a reply changed and, when a check fails, shows the files it saved.
+- v4: a prose-only reply is kept and the code it describes asked for (prose_followup).
+- v3: repair feedback asks for one sentence on the faulty line before the script.
+- v2: closest output line for failed stdout checks, repeat and cut-reply re-asks, fresh-attempt task (strategy)."""
 
 
 @lru_cache(maxsize=None)

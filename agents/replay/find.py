@@ -65,7 +65,8 @@ def resolve_run(target: str | Path, root: Path) -> Path:
             return matches[0]
         if len(matches) > 1:
             shown = ", ".join(r.name for r in matches[:4]) + (", ..." if len(matches) > 4 else "")
-            raise BadInputError(f"{text}: {len(matches)} runs under {root} start with it ({shown}); type more of the id")
+            raise BadInputError(f"{text}: {len(matches)} runs under {root} start with it ({shown}); "
+                                "type more of the id")
         if (Path(root) / text).is_dir():
             return _newest(root, text, f"scenario {text}")
     raise BadInputError(f"{text}: no such run folder, run id or scenario under {root} (see `codeduet runs`)")

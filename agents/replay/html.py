@@ -14,7 +14,7 @@ from pygments.util import ClassNotFound
 
 from agents.changes import DIFF_FILE, changes_title, line_kinds, shown_diff
 from agents.codeblocks import FENCE
-from agents.replay.show import message_time, model_label, sandbox_label, parse_time, totals_label
+from agents.replay.show import message_time, model_label, parse_time, sandbox_label, totals_label
 from agents.replay.timeline import attempt_label, rejected_label, timeline
 
 CSS_FILE = Path(__file__).with_name("page.css")
@@ -100,7 +100,8 @@ def message_html(m: dict[str, Any], started: Any) -> str:
     outcome = m.get("outcome") or {}
     failed = any(e.get("exit_code") != 0 for e in outcome.get("executions", []))
     if outcome.get("executions") or outcome.get("checks"):
-        body = ("".join(execution_html(e) for e in outcome.get("executions", [])) + checks_html(outcome.get("checks", []))
+        body = ("".join(execution_html(e) for e in outcome.get("executions", []))
+                + checks_html(outcome.get("checks", []))
                 + f'<details class="feedback"><summary>reply sent to the assistant</summary>'
                   f'{content_html(m.get("content"))}</details>')
     else:

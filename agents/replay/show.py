@@ -46,7 +46,8 @@ def sandbox_label(t: dict[str, Any]) -> str:
     """The executor kind and image ('docker <image>'), with its network when the code had one."""
     sandbox = t.get("sandbox") or {}
     network = sandbox.get("network") or "none"
-    return f"{sandbox.get('kind', '?')} {sandbox.get('image', '')}" + (f" · network {network}" if network != "none" else "")
+    shown = f"{sandbox.get('kind', '?')} {sandbox.get('image', '')}"
+    return shown + (f" · network {network}" if network != "none" else "")
 
 
 def totals_label(t: dict[str, Any]) -> str:
@@ -77,7 +78,8 @@ def header_rows(t: dict[str, Any]) -> list[tuple[str, str]]:
     rejected = ("rejected_repeats", "rejected_cut", "rejected_no_code", "blocked_repeats")
     if (tot.get("attempts") or 1) > 1 or any(tot.get(k) for k in rejected):
         rows.append(("strategy", f"{tot.get('attempts', 1)} attempt(s), kept attempt {t.get('chosen_attempt') or 1}; "
-                                 f"{tot.get('rejected_repeats', 0)} repeat(s), {tot.get('rejected_cut', 0)} cut reply(ies) "
+                                 f"{tot.get('rejected_repeats', 0)} repeat(s), "
+                                 f"{tot.get('rejected_cut', 0)} cut reply(ies) "
                                  f"and {tot.get('rejected_no_code', 0)} prose reply(ies) rejected and re-asked, "
                                  f"{tot.get('blocked_repeats', 0)} answered without running"))
     rows += [("warning", w) for w in t.get("warnings") or []]

@@ -20,7 +20,7 @@ from autogen.coding.base import CodeBlock, CodeExecutor, CodeExtractor, CommandL
 from autogen.coding.markdown_code_extractor import MarkdownCodeExtractor
 
 from agents.codeblocks import ALIASES
-from agents.sandbox.docker_executor import LABEL, DockerExecutor
+from agents.sandbox.docker_executor import DockerExecutor
 from agents.sandbox.filenames import declared_filename
 from agents.scenario import SandboxConfig
 from agents.yamlio import validate

@@ -160,7 +160,7 @@ class WorkspaceSync:
         uid, gid = self.owner
         dirs: set[str] = set()
         with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
-            for path, st in sorted(changed):
+            for path, _ in sorted(changed):
                 parent = posixpath.dirname(path)
                 while parent and parent not in dirs:  # parents first, owned by the sandbox user
                     dirs.add(parent)
@@ -278,7 +278,8 @@ class WorkspaceSync:
                     continue
                 if not member.isreg():
                     if only is None or rel in only:
-                        report.refused.append(f"{rel} ({'link' if member.issym() or member.islnk() else 'special file'})")
+                        kind = "link" if member.issym() or member.islnk() else "special file"
+                        report.refused.append(f"{rel} ({kind})")
                     continue
                 seen.add(rel)
                 if member.size > self.file_max and (only is None or rel in only):

@@ -19,7 +19,6 @@ from agents.sandbox.archive import CopyReport, WorkspaceSync
 from agents.sandbox.filenames import place_block, ran_as, run_argv
 from agents.sandbox.output import BoundedOutput
 from agents.sandbox.runner import RUNNER, RunnerBroken, RunnerClient
-from agents.sandbox.safe_write import write_new_file
 from agents.scenario import SandboxConfig
 
 LABEL = "org.codeduet.run"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from agents.scenario import SandboxConfig
 
-
 NETWORK_WARNING = ("sandbox.network: bridge gives LLM-written code Docker's network: it can reach the internet and "
                    "your local network (the default, none, cannot)")
 

@@ -12,8 +12,7 @@ from agents.scenario import SandboxConfig
 def print_status(image: str, console: Console) -> int:
     """Daemon, image and default limits; exit 3 when the image is missing."""
     from agents.sandbox.cleanup import codeduet_containers, is_orphan
-    from agents.sandbox.docker_executor import LABEL, LABEL_PID
-    from agents.sandbox.docker_executor import hardening
+    from agents.sandbox.docker_executor import LABEL, LABEL_PID, hardening
     from agents.sandbox.image import docker_client, image_status
 
     client = docker_client()
@@ -44,7 +43,8 @@ def print_status(image: str, console: Console) -> int:
 def clean(console: Console, everything: bool = False, remove_image: bool = False) -> None:
     """Remove orphaned (or all) codeduet containers, and the image if asked."""
     from agents.sandbox.cleanup import remove_orphans
-    from agents.sandbox.image import docker_client, remove_image as rmi
+    from agents.sandbox.image import docker_client
+    from agents.sandbox.image import remove_image as rmi
 
     removed = remove_orphans(docker_client(), everything=everything)
     console.print(f"removed {len(removed)} container(s)" + (f": {', '.join(removed)}" if removed else ""))

@@ -1,4 +1,5 @@
-"""A scenario as data: its YAML and the pytest files its checks name, shipped to a node that lacks the caller's files."""
+"""A scenario as data: its YAML and the pytest files its checks name, shipped to a node that lacks the caller's
+files."""
 
 from __future__ import annotations
 

@@ -31,7 +31,8 @@ def import_ray() -> Any:
 
 
 def model_provider(scenario: Scenario, model: str | None) -> str | None:
-    """The provider the run will use (--model, else the scenario's, else configs/llm.yaml's default); None if unknown."""
+    """The provider the run will use (--model, else the scenario's, else the model table's default); None if
+    unknown."""
     spec = model if model is not None else scenario.model
     if isinstance(spec, dict):
         return str(spec.get("provider"))

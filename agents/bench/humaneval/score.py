@@ -98,7 +98,8 @@ class Scorer:
             marker = v.output.rfind("@@VISIBLE@@")
             data = json.loads(v.output[marker + 11:].splitlines()[0]) if marker >= 0 else {}
             c.facts.update(visible_passed=data.get("passed", 0), visible_total=total,
-                           visible_failures=data.get("failures") or ([] if marker >= 0 else ["the examples did not run"]))
+                           visible_failures=data.get("failures")
+                           or ([] if marker >= 0 else ["the examples did not run"]))
         else:
             c.facts.update(visible_passed=0, visible_total=0, visible_failures=[])
         c.facts["visible_ok"] = c.source is not None and c.facts["visible_passed"] == total

@@ -1,0 +1,203 @@
+"""The turn policy: every decision about a reply, in one place and in plain Python (no AG2 here).
+
+One attempt is a conversation between the assistant and the sandbox proxy. A turn, top to bottom:
+
+1. The assistant's reply (`assistant_reply`): sampled as the strategy says (greedy first, then sampled repairs). A
+   reply whose code already ran, that was cut off inside its code block, or (unattended) that holds only prose, is
+   re-asked at once with a new seed, up to `max_resamples` times; each rejected reply is recorded, never run. No
+   new turn starts once the run's time budget is spent.
+2. The proxy's answer (`proxy_reply`): the conversation ends if the predicate holds or the reply limit is reached
+   (AG2's own check, which also asks a person when one steers) -- but the last reply the limit allows still runs.
+   Otherwise the reply runs in the sandbox and the proxy answers with what happened. A conversation stuck on code
+   that already ran, or on the same prose after a nudge, ends after that answer: a fresh attempt takes over.
+3. The assistant stops (`assistant_ends`) when the proxy's answer was the last one, or the predicate holds.
+
+agents/attempt.py builds one TurnPolicy per attempt; the AG2 agents' reply functions only call into it, and
+agents/ag2_adapter.py is where those calls are installed into AG2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Literal
+
+from agents.budget import TimeBudget
+from agents.codeblocks import classify_reply, extract_code_blocks
+from agents.feedback import Outcome
+from agents.models.loops import salvaged_loop
+from agents.protocols import Display, ModelProvider, Recorder
+from agents.repeats import RepeatMemory
+from agents.scenario import StrategyConfig
+from agents.strategy import SamplingPolicy, compact, reask_messages
+
+StopReason = Literal["predicate", "max_replies", "human_exit", "stuck", "prose_loop", "timeout"]
+"""Why an attempt's conversation ended (the transcript's `stop_reason`)."""
+RejectReason = Literal["repeat", "cut", "no_code"]
+"""Why a generated reply was re-asked instead of answered (`reply_rejected` events)."""
+Role = Literal["execution", "user_proxy", "human"]
+"""Who wrote a message the proxy sends: a report on code that ran, codeduet's own notice, or a person."""
+
+ASSISTANT_LIMIT_HEADROOM = 10
+"""AG2 counts the assistant's automatic replies as it counts the proxy's, and would end the conversation when the
+assistant's count reaches its max_consecutive_auto_reply. The end is the proxy's decision (the reply limit, the
+predicate, a stuck conversation), so the assistant's limit is the proxy's plus this headroom: never reached."""
+
+
+@dataclass
+class ProxyTurn:
+    """A message the proxy produced, as it knows it: who wrote it and, for a report, what happened."""
+
+    role: Role
+    outcome: Outcome | None = None
+    """What the reply's code did (None for a person's answer)."""
+
+
+@dataclass
+class AttemptSummary:
+    """How one attempt ended; `to_dict()` is the transcript's `attempt` event and RunResult.attempts item."""
+
+    attempt: int
+    status: str
+    """success | failed | max_replies | timeout"""
+    reason: str
+    success: bool
+    checks_passed: int
+    checks: int
+    ran_clean: bool
+    """The last execution exited 0."""
+    summary: str
+    """One line on what the last execution did (what a fresh attempt is told)."""
+    stop_reason: StopReason | None
+    turns: int
+    workspace: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plain dict, keys in this order."""
+        return asdict(self)
+
+
+@dataclass
+class TurnPolicy:
+    """Every decision about one attempt's replies: sampling and re-asks, running or not, stopping and why."""
+
+    strategy: StrategyConfig
+    attempt: int
+    mode: str
+    """human_input_mode: ALWAYS | TERMINATE | NEVER."""
+    memory: RepeatMemory
+    predicate: Callable[[dict[str, Any]], bool]
+    """The scenario's termination predicate, bound to this attempt's RunContext."""
+    budget: TimeBudget = field(default_factory=lambda: TimeBudget(None))
+    sampling: SamplingPolicy = field(init=False)
+    stop_reason: StopReason | None = None
+    final_turn: bool = False
+    """The proxy's next answer is the conversation's last (the reply limit, or a stuck conversation)."""
+    prose_seen: set[str] = field(default_factory=set)
+    """Replies without code answered so far (whitespace-normalised): the same again after a nudge is a loop."""
+    _sent: tuple[Any, ProxyTurn] | None = None
+
+    def __post_init__(self) -> None:
+        self.sampling = SamplingPolicy(self.strategy, self.attempt, reask_no_code=self.mode == "NEVER")
+
+    # -- 1. the assistant's reply ----------------------------------------------------------------
+    def assistant_reply(self, history: list[dict[str, Any]], generate: Callable[..., tuple[bool, Any]],
+                        provider: ModelProvider, recorder: Recorder, display: Display, name: str) -> tuple[bool, Any]:
+        """Generate one turn's reply with `generate(messages, **sampling)`; re-ask it while it must not be answered
+        (a repeat, cut off, prose only when unattended); the kept one is returned as AG2 expects it."""
+        turn = self.sampling.next_turn()
+        self.budget.check(f"before turn {turn} of attempt {self.attempt}")  # no new turn once the time is spent
+        resamples = self.strategy.max_resamples
+        history = compact(history, self.strategy.repair_context)
+        asked = history
+        for resample in range(resamples + 1):
+            sampling = self.sampling.sampling(turn, resample)
+            params = provider.sampling_params(sampling.temperature, sampling.seed, self.strategy.top_p)
+            ok, text = generate(asked, **params)
+            content = text.get("content") if isinstance(text, dict) else text
+            if ok and (salvaged := salvaged_loop(provider)) is not None:  # a loop of lines cut back to one copy
+                recorder.event("reply_salvaged", attempt=self.attempt, turn=turn, resample=resample, **salvaged)
+            earlier = self.memory.find(content) if ok else None
+            reason = self.reject_reason(content, earlier) if ok else None
+            if reason is None or resample == resamples:
+                self.sampling.last = {**sampling.to_dict(), "resample": resample}
+                return ok, text
+            usage = provider.pop_usage()
+            event: dict[str, Any] = {"reason": reason, "attempt": self.attempt, "turn": turn, "resample": resample,
+                                     "sampling": sampling.to_dict(), "content": content}
+            if earlier is not None:
+                event["repeats"] = {"attempt": earlier.attempt, "turn": earlier.turn, "summary": earlier.summary}
+            asked = reask_messages(history, reason, content, earlier, self.strategy)
+            if asked is not history:
+                event["follow_up"] = asked[-1]["content"]
+            recorder.event("reply_rejected", **event, **({"usage": usage.to_dict()} if usage else {}))
+            why = f"repeats code that already ran ({earlier.where})" if earlier is not None else \
+                "was cut off inside its code block" if reason == "cut" else "holds only prose" + \
+                (" (kept: the code it describes is asked for)" if "follow_up" in event else "")
+            display.info(f"[dim]attempt {self.attempt} turn {turn}: the reply {why}; asking again (temperature "
+                         f"{self.sampling.sampling(turn, resample + 1).temperature:.2f})[/]")
+            display.generation_started(name)
+        return False, None  # not reached: the last resample always returns
+
+    def reject_reason(self, content: str, earlier: Any) -> RejectReason | None:
+        """Why a reply must be asked again instead of answered, or None."""
+        if earlier is not None:
+            return "repeat"
+        kind = classify_reply(content)
+        if kind == "unclosed":
+            return "cut"
+        if self.sampling.reask_no_code and kind == "no_code" and "TERMINATE" not in content:
+            return "no_code"
+        return None
+
+    # -- 2. the proxy's answer -------------------------------------------------------------------
+    def proxy_reply(self, message: dict[str, Any], *, limit_hit: bool, ag2_check: Callable[[], tuple[bool, Any]],
+                    person_answer: Callable[[], str | None], run: Callable[[str], Outcome]) -> tuple[bool, Any]:
+        """Decide the proxy's answer to the assistant's `message`: end the conversation (AG2's check: the predicate,
+        the reply limit, a person's answer), or run the reply and report; returns AG2's (final, reply)."""
+        content = message.get("content") or ""
+        ends = self.predicate(message) and not extract_code_blocks(content)  # code with TERMINATE runs first
+        if limit_hit and not ends and self.mode == "NEVER" and not self.final_turn and extract_code_blocks(content):
+            # the last reply the limit allows still runs (a generated reply is never dropped unexecuted);
+            # the assistant then ends the conversation on its report instead of asking the model again
+            self.final_turn, self.stop_reason = True, "max_replies"
+        else:
+            final, reply = ag2_check()
+            answered = person_answer()
+            if final and reply is None and self.stop_reason is None:
+                self.stop_reason = "human_exit" if answered is not None else \
+                    "predicate" if ends else "max_replies" if limit_hit else "human_exit"
+            if final:
+                if reply is not None:  # a person answered (skip included): their answer goes instead of running
+                    self._sent = (reply, ProxyTurn("human" if answered else "user_proxy"))
+                return final, reply
+        outcome = run(content)
+        self.after_run(outcome, content)
+        self._sent = (outcome.feedback, ProxyTurn("execution" if outcome.kind == "executed" else "user_proxy",
+                                                  outcome))
+        return True, outcome.feedback
+
+    def after_run(self, outcome: Outcome, content: str) -> None:
+        """A conversation stuck on code that already ran (after every re-ask), or on the same prose after a nudge,
+        ends after this answer, so that a fresh attempt (if any is left) takes over. Not while a person steers."""
+        stuck: StopReason | None = None
+        if outcome.kind == "repeat":
+            stuck = "stuck"
+        elif outcome.kind == "no_code":
+            key = " ".join(content.split())
+            stuck = "prose_loop" if key in self.prose_seen else None
+            self.prose_seen.add(key)
+        if stuck and self.mode != "ALWAYS" and not self.final_turn:
+            self.final_turn, self.stop_reason = True, stuck
+
+    def sent(self, message: Any) -> ProxyTurn | None:
+        """What the proxy knows of the message it is sending now (the object its reply function returned), once;
+        None for a message no reply function produced (the task)."""
+        record, self._sent = self._sent, None
+        if record is not None and record[0] is message:
+            return record[1]
+        return None
+
+    # -- 3. the assistant stops ------------------------------------------------------------------
+    def assistant_ends(self, message: dict[str, Any]) -> bool:
+        """The assistant's is_termination_msg: the proxy's answer was the last one, or the predicate holds."""
+        return self.final_turn or self.predicate(message)
