@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 # What each entry point needs. The demo: mmdebstrap (the image build) and the local model. The tests also need
 # chromium and its WebDriver (the HTML export and the web UI are checked in a real browser), pytest, Ray.
 DEBS   ?= mmdebstrap chromium chromium-driver
-EXTRAS ?= local,test,ray
+EXTRAS ?= local,test,ray,ui
 demo: DEBS := mmdebstrap
 demo: EXTRAS := local
 

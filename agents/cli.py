@@ -54,16 +54,24 @@ def install_signal_handlers() -> None:
     signal.signal(signal.SIGTERM, on_signal)
 
 
+def human_input(console: Console) -> Any:
+    """How `run` asks a person: at this terminal, or through the run folder when `codeduet ui` started the run
+    ($CODEDUET_HUMAN_CHANNEL=files, agents/hitl.py human_via_files)."""
+    from agents.hitl import CHANNEL_ENV, human_for_mode, human_via_files
+
+    return human_via_files() if os.environ.get(CHANNEL_ENV) == "files" else human_for_mode(console)
+
+
 def run_one(path: Path, opts: Any, as_json: bool, human: Any = None) -> int:
     """Run one scenario in this process; print the closing line or the JSON summary."""
     from agents.scenario import load_scenario
 
     scenario = load_scenario(path)  # bad input is reported before AG2 is imported
     from agents.conversation import run_scenario, until_stopped
-    from agents.display import ConsoleDisplay, NullDisplay
+    from agents.display import LIVE_ENV, ConsoleDisplay, FileDisplay, NullDisplay
 
     started = time.perf_counter()
-    display = NullDisplay() if as_json else ConsoleDisplay(console)
+    display = ConsoleDisplay(console) if not as_json else FileDisplay() if os.environ.get(LIVE_ENV) else NullDisplay()
     result = until_stopped(lambda: run_scenario(scenario, opts, display=display, human=human))
     if as_json:
         print(json.dumps(summary(result, time.perf_counter() - started)))
@@ -265,7 +273,7 @@ def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario Y
         json_out: bool = typer.Option(False, "--json",
                                       help="Print a JSON summary instead of the conversation.")) -> None:
     """Run scenario(s); exit 0 success, 1 failed/max_replies/timeout, 2 bad input, 3 environment, 130 Ctrl-C."""
-    from agents.hitl import human_for_mode, normalize_mode
+    from agents.hitl import normalize_mode
     from agents.run_options import RunOptions
 
     install_signal_handlers()
@@ -284,7 +292,7 @@ def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario Y
             raise typer.Exit(run_batch(scenarios, extra, jobs or 1, json_out))
         opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace,
                           attempts=attempts, max_seconds=max_seconds)
-        raise typer.Exit(run_one(scenarios[0], opts, json_out, human=human_for_mode(console)))
+        raise typer.Exit(run_one(scenarios[0], opts, json_out, human=human_input(console)))
 
 
 @app.command()
@@ -396,6 +404,35 @@ def runs(scenario: Optional[str] = typer.Argument(None, help="Only this scenario
 
     with cli_errors():
         list_runs(workspace or default_workspaces(), scenario, n)
+
+
+@app.command()
+def ui(host: str = typer.Option("127.0.0.1", help="Address to listen on (any other than localhost needs --token)."),
+       port: int = typer.Option(8765, min=1, max=65535),
+       workspace: Optional[Path] = typer.Option(None, help="Root folder of run folders (default ./workspaces)."),
+       scenarios: Path = typer.Option(Path("scenarios"), help="Folder of scenario files the page can start."),
+       token: Optional[str] = typer.Option(None, envvar="CODEDUET_UI_TOKEN",
+                                           help="Required of every request (needed beyond localhost).")) -> None:
+    """Watch, steer and review runs in the browser: the runs, a run live, start, stop, steer, compare, replay."""
+    from agents.paths import default_workspaces
+    from agents.ui.security import is_local
+
+    with cli_errors():
+        if not is_local(host) and not token:
+            raise BadInputError(f"--host {host} is reachable from other machines: give --token (or "
+                                "$CODEDUET_UI_TOKEN), which every request must then carry")
+        try:
+            import uvicorn
+
+            from agents.ui.app import create_app
+        except ImportError:
+            raise BadInputError("the web UI needs its extra: pip install 'codeduet[ui]' "
+                                "(in a checkout: .venv/bin/pip install -e '.[ui]')") from None
+        root = Path(workspace or default_workspaces())
+        console.print(f"codeduet ui: http://{host}:{port}/" + (f"?token={token}" if token else "")
+                      + f"  (runs under {root}; Ctrl-C stops it)", soft_wrap=True)
+        uvicorn.run(create_app(root, token=token, host=host, scenarios=scenarios), host=host, port=port,
+                    log_level="warning")
 
 
 @sandbox_app.command("build")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -88,7 +90,8 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
         "sandbox": {"kind": scenario.sandbox.kind, "image": scenario.sandbox.image,
                     "network": scenario.sandbox.network}, "warnings": warnings_for(scenario.sandbox),
         "human_input_mode": mode, "max_consecutive_auto_reply": limit, "prompt_version": PROMPT_VERSION,
-        "strategy": scenario.strategy.model_dump(), "parent": opts.parent}, secrets=provider.secrets())
+        "strategy": scenario.strategy.model_dump(), "parent": opts.parent,
+        "process": {"pid": os.getpid(), "host": socket.gethostname()}}, secrets=provider.secrets())
     memory = RepeatMemory()
     for reply, report in zip(opts.history, opts.history[1:]):  # code the resumed run executed is not run again
         if reply.get("role") == "assistant" and ((report.get("outcome") or {}).get("executions")):

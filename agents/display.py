@@ -153,6 +153,39 @@ def show_table(console: Console, table: Table, optional: tuple[str, ...] = ()) -
         console.width = prior
 
 
+LIVE_ENV = "CODEDUET_LIVE_REPLY"
+"""Set (by `codeduet ui`): a --json run writes the reply being generated to LIVE_FILE in its run folder."""
+LIVE_FILE = ".live_reply.txt"
+
+
+class FileDisplay(NullDisplay):
+    """No terminal view; the reply being generated is kept in the run folder's LIVE_FILE, token by token, for a page
+    that follows the run (`codeduet ui`); it is emptied when the message is complete."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+
+    def run_started(self, scenario: Any, model: dict[str, Any], run_dir: Path) -> None:
+        self.path = Path(run_dir) / LIVE_FILE
+
+    def generation_started(self, name: str) -> None:
+        if self.path is not None:
+            self.path.write_text("", encoding="utf-8")
+
+    def on_token(self, text: str) -> None:
+        if self.path is not None:
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(text)
+
+    def on_message(self, event: dict[str, Any]) -> None:
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+
+    def run_finished(self, status: str, reason: str, run_dir: Path) -> None:
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+
+
 class ConsoleDisplay(NullDisplay):
     """Live terminal view: a spinner while the model thinks, tokens as they stream, panels per message."""
 

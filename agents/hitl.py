@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sys
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -86,6 +90,47 @@ def human_for_mode(console: Console) -> HumanInput:
                 console.print(help_line, highlight=False)
                 continue
             return reply
+
+    return ask
+
+
+PROMPT_FILE = "human_prompt.json"
+"""In a run folder while a person is asked through files (`codeduet ui`): what is asked, and its number."""
+ANSWER_FILE = "human_answer-{n}.json"
+"""The answer to prompt n; created once (O_EXCL) by whoever answers first."""
+CHANNEL_ENV = "CODEDUET_HUMAN_CHANNEL"
+"""`files`: `codeduet run` asks the person through PROMPT_FILE / ANSWER_FILE instead of the terminal."""
+
+
+def human_via_files(poll_s: float = 0.1) -> HumanInput:
+    """A HumanInput that asks through the run folder: it writes PROMPT_FILE (what Enter would do, the proposed
+    code, whether skip applies) and waits for ANSWER_FILE ({"choice": "execute|skip|end|reply", "text": ...}).
+    The answers mean what they mean at the terminal, and go into the conversation the same way."""
+    asked = {"n": 0}
+
+    def ask(ag2_prompt: str, proxy: SandboxProxy) -> str:
+        run_dir = Path(proxy.executor.workspace).parent
+        asked["n"] += 1
+        n, code = asked["n"], proposes_code(proxy)
+        prompt = {"n": n, "enter": enter_means(ag2_prompt, proxy), "can_skip": code,
+                  "proposed": _last_message(proxy).get("content") or "", "attempt": proxy.attempt}
+        tmp = run_dir / f".{PROMPT_FILE}.tmp"
+        tmp.write_text(json.dumps(prompt), encoding="utf-8")
+        os.replace(tmp, run_dir / PROMPT_FILE)
+        answer_path = run_dir / ANSWER_FILE.format(n=n)
+        try:
+            while not answer_path.exists():
+                time.sleep(poll_s)
+            time.sleep(0.05)  # the writer creates the file, then fills it
+            data = json.loads(answer_path.read_text(encoding="utf-8") or "{}")
+        finally:
+            (run_dir / PROMPT_FILE).unlink(missing_ok=True)
+        choice, text = str(data.get("choice") or ""), str(data.get("text") or "").strip()
+        if choice == "end":
+            return "exit"
+        if choice == "skip" and code:
+            return "skip"
+        return text if choice == "reply" and text else ""
 
     return ask
 

@@ -635,7 +635,7 @@ def test_a_gigabyte_write_hits_the_disk_limit_and_the_run_goes_on(sandbox_image,
     assert "filled the workspace disk" in fill["content"]  # the feedback the model gets says so
     # the disk is still full: the next block cannot be put in the workspace, and runs from its text instead
     out = first_exec(still)["output"]
-    assert "still running" in out and "the workspace is full (disk limit 64m)" in out
+    assert "still running" in out and "the sandbox's workspace is full (disk limit 64m)" in out
     assert "freed" in first_exec(freed)["output"] and result.status == "success"
     ws = result.run_dir / "workspace"
     assert (ws / "after.txt").read_text() == "ok" and not (ws / "fill.bin").exists()  # removals come back too
@@ -678,7 +678,8 @@ def test_links_specials_and_a_tar_bomb_never_leave_the_run_folder(sandbox_image,
     out = first_exec(bomb)["output"]
     assert "planted" in out and result.status == "success"
     assert "second block ran" in first_exec(second)["output"]
-    assert "the workspace copy-back is bounded to 64m per block" in out and "sparse.bin (1.0 TiB)" in out
+    # the 1 TiB sparse file is over sandbox.copy_back_max: listed, never read through (the 64m bound stops that)
+    assert "larger than 16m (sandbox.copy_back_max) stay in the sandbox" in out and "sparse.bin (1.0 TiB)" in out
     assert "not copied back (links and special files stay in the sandbox)" in out
     assert not outside.exists()  # nothing was written through the link on the host
     ws = result.run_dir / "workspace"

@@ -149,11 +149,14 @@ def changes_html(t: dict[str, Any]) -> str:
             f'{diff}{note}</section>')
 
 
-def render_html(t: dict[str, Any]) -> str:
-    """The whole page as a string (no external assets: CSS inline, no scripts, no fonts, no images)."""
+def page_css() -> str:
+    """The run page's CSS with the code highlighting's."""
+    return CSS_FILE.read_text(encoding="utf-8") + HtmlFormatter(style="friendly").get_style_defs(".hl")
+
+
+def timeline_html(t: dict[str, Any]) -> str:
+    """The conversation: attempts, messages (code, executions, checks) and rejected replies, every value escaped."""
     started = parse_time(t.get("started_at"))
-    css = CSS_FILE.read_text(encoding="utf-8") + HtmlFormatter(style="friendly").get_style_defs(".hl")
-    scenario = (t.get("scenario") or {}).get("name", "run")
     parts = []
     for kind, item in timeline(t):
         if kind == "attempt":
@@ -166,7 +169,14 @@ def render_html(t: dict[str, Any]) -> str:
                          f'</summary>{content_html(item.get("content"))}{follow_up}</details>')
         else:
             parts.append(message_html(item, started))
-    messages = "".join(parts)
+    return "".join(parts)
+
+
+def render_html(t: dict[str, Any]) -> str:
+    """The whole page as a string (no external assets: CSS inline, no scripts, no fonts, no images)."""
+    css = page_css()
+    scenario = (t.get("scenario") or {}).get("name", "run")
+    messages = timeline_html(t)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>codeduet · {esc(scenario)} · {esc(t.get('status', '?'))}</title>"

@@ -1,0 +1,261 @@
+"""`codeduet ui` in a real browser: Debian's Chromium driven through its WebDriver (selenium with
+/usr/bin/chromedriver),
+a real `codeduet ui` server process, real runs (scripted model, Docker sandbox). Screenshots go to the test's tmp
+folder (and, with CODEDUET_UI_SHOTS=DIR, to DIR)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agents.transcript import load_transcript
+from tests.conftest import IMAGE, py
+from tests.helpers import RUN_PY, run_cli, wait_for
+
+pytestmark = [pytest.mark.docker,
+              pytest.mark.skipif(not shutil.which("chromedriver"), reason="needs Debian's chromium-driver")]
+
+EVIL = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write(folder: Path, name: str, replies: list[str], **extra) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    data = {"name": name, "task": extra.pop("task", "Print the answer."),
+            "model": {"provider": "scripted", "replies": replies, **extra.pop("model", {})},
+            "sandbox": {"image": IMAGE, "timeout": 20}, "strategy": {"attempts": 1}, **extra}
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+class Server:
+    def __init__(self, root: Path, scenarios: Path, *args: str):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen([sys.executable, str(RUN_PY), "ui", "--port", str(self.port), "--workspace",
+                                      str(root), "--scenarios", str(scenarios), *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        wait_for(self.ready, timeout=30, proc=self.proc)
+
+    def ready(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                return True
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture
+def site(tmp_path: Path):
+    root, scenarios = tmp_path / "ws", tmp_path / "scenarios"
+    root.mkdir()
+    scenarios.mkdir()
+    server = Server(root, scenarios)
+    yield server, root, scenarios
+    server.stop()
+
+
+@pytest.fixture
+def browser(tmp_path: Path):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,1000",
+                f"--user-data-dir={tmp_path / 'chrome-profile'}"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    driver.implicitly_wait(0)
+    yield driver
+    driver.quit()
+
+
+def shot(driver, tmp_path: Path, name: str) -> Path:
+    path = tmp_path / f"{name}.png"
+    driver.save_screenshot(str(path))
+    if os.environ.get("CODEDUET_UI_SHOTS"):
+        Path(os.environ["CODEDUET_UI_SHOTS"]).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(os.environ["CODEDUET_UI_SHOTS"]) / path.name)
+    return path
+
+
+def until(driver, condition, timeout: float = 60):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition(d))
+
+
+def by_id(driver, element_id: str):
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.ID, element_id)
+
+
+def start_from_page(driver, server: Server, scenario: str, human: str = "never") -> None:
+    from selenium.webdriver.support.ui import Select
+
+    driver.get(f"{server.url}/new")
+    Select(by_id(driver, "scenario")).select_by_value(scenario)
+    Select(by_id(driver, "human")).select_by_value(human)
+    by_id(driver, "start").click()
+    until(driver, lambda d: "/run/" in d.current_url)
+
+
+def test_a_run_started_from_the_page_is_watched_live_to_its_end(site, browser, tmp_path):
+    server, root, scenarios = site
+    write(scenarios, "live", [py("print(41)"), py("print(42)")], checks=[{"stdout_contains": "42"}],
+          model={"delay_s": 1.5})
+    start_from_page(browser, server, "live.yaml")
+    seen_running = by_id(browser, "live-status").text.lower() == "running"
+    until(browser, lambda d: len(d.find_elements("css selector", "#timeline article.msg")) >= 3)  # live, not reloaded
+    shot(browser, tmp_path, "ui-run-live")
+    until(browser, lambda d: by_id(d, "live-status").text.lower() == "success")
+    assert seen_running
+    assert len(browser.find_elements("css selector", "#timeline article.msg")) == 5
+    browser.get(server.url + "/")
+    rows = browser.find_elements("css selector", "#runs tbody tr")
+    assert len(rows) == 1 and "success" in rows[0].text.lower() and "live" in rows[0].text
+    shot(browser, tmp_path, "ui-runs")
+
+
+def test_a_person_steers_from_the_page_and_two_tabs_see_the_same_prompt(site, browser, tmp_path):
+    server, root, scenarios = site
+    write(scenarios, "steered", [py("print(41)"), py("print(42)"), "All done. TERMINATE"],
+          termination={"contains": "TERMINATE"})
+    start_from_page(browser, server, "steered.yaml", human="always")
+    run_url = browser.current_url
+    until(browser, lambda d: by_id(d, "steer").is_displayed())
+    assert "execute the proposed code" in by_id(browser, "steer-enter").text
+    shot(browser, tmp_path, "ui-steer")
+    first = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    browser.get(run_url)
+    until(browser, lambda d: by_id(d, "steer").is_displayed())  # the second tab sees the same prompt
+    second = browser.current_window_handle
+    assert by_id(browser, "steer-n").get_attribute("value") == "1"
+    browser.switch_to.window(first)
+    by_id(browser, "steer-execute").click()  # approve one step
+    browser.switch_to.window(second)
+    browser.execute_script("document.getElementById('steer-execute').click()")  # too late: the first answer won
+    until(browser, lambda d: "already answered" in by_id(d, "steer-note").text or not by_id(d, "steer").is_displayed())
+    browser.switch_to.window(first)
+    until(browser, lambda d: by_id(d, "steer").is_displayed() and by_id(d, "steer-n").get_attribute("value") == "2")
+    by_id(browser, "steer-text").send_keys("Please print 42 instead.")
+    by_id(browser, "steer-reply").click()  # a free-text reply to the assistant
+    until(browser, lambda d: by_id(d, "steer").is_displayed() and by_id(d, "steer-n").get_attribute("value") == "3")
+    by_id(browser, "steer-end").click()
+    until(browser, lambda d: by_id(d, "live-status").text.lower() not in ("running", "interrupted"))
+    run = next((root / "steered").iterdir())
+    t = load_transcript(run)
+    humans = [m["content"] for m in t["messages"] if m["role"] == "human"]
+    assert humans == ["Please print 42 instead."], [(m["role"], m["content"][:40]) for m in t["messages"]]
+    executions = [m for m in t["messages"] if m["role"] == "execution"]
+    assert len(executions) == 1 and "41" in executions[0]["content"]  # approved once; replaced by the reply after
+    shown = run_cli("replay", str(run))  # recorded the way a terminal answer is: replay shows it
+    assert "Please print 42 instead." in shown.stdout and "human" in shown.stdout
+
+
+def test_two_runs_compared_side_by_side(site, browser, tmp_path):
+    server, root, scenarios = site
+    a = write(scenarios, "cmp", [py("open('out.txt', 'w').write('one')\nprint('one')")])
+    first = json.loads(run_cli("run", str(a), "--workspace", str(root), "--json").stdout)
+    write(scenarios, "cmp", [py("open('out.txt', 'w').write('two')\nprint('two')")])
+    second = json.loads(run_cli("run", str(a), "--workspace", str(root), "--json").stdout)
+    ids = [f"cmp/{Path(r['run_dir']).name}" for r in (first, second)]
+    browser.get(f"{server.url}/compare")
+    by_id(browser, "compare-a").send_keys(ids[0])
+    by_id(browser, "compare-b").send_keys(ids[1])
+    by_id(browser, "compare").click()
+    until(browser, lambda d: d.find_elements("id", "compare-table"))
+    table = by_id(browser, "compare-table").text
+    assert "write('one')" in table and "write('two')" in table and "turn 1" in table
+    diff = by_id(browser, "workspace-diff").text
+    assert "-one" in diff and "+two" in diff
+    shot(browser, tmp_path, "ui-compare")
+
+
+def test_the_run_page_escapes_what_the_task_the_reply_and_the_output_hold(site, browser, tmp_path):
+    server, root, scenarios = site
+    path = write(scenarios, "evil", [f"{EVIL}\n" + py(f"print({EVIL!r})")], task=f"Print this: {EVIL}")
+    run = Path(json.loads(run_cli("run", str(path), "--workspace", str(root), "--json").stdout)["run_dir"])
+    browser.get(f"{server.url}/run/evil/{run.name}")
+    until(browser, lambda d: d.find_elements("css selector", "#timeline article.msg"))
+    time.sleep(0.5)  # the page's own refresh has run (an onerror would have fired by now)
+    assert browser.execute_script("return window.pwned === undefined")
+    assert not browser.find_elements("css selector", "#body script, #body img, #timeline img[onerror]")
+    text = by_id(browser, "body").text
+    assert text.count("<script>window.pwned = 1</script>") >= 3  # task, reply, output: shown as text
+    browser.get(server.url + "/")
+    assert browser.execute_script("return window.pwned === undefined")
+
+
+def get(url: str, headers: dict | None = None) -> tuple[int, str]:
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def test_beyond_localhost_every_request_needs_the_token(tmp_path):
+    (tmp_path / "ws").mkdir()
+    refused = run_cli("ui", "--host", "0.0.0.0", "--workspace", str(tmp_path / "ws"), timeout=30)
+    assert refused.returncode == 2 and refused.stderr.startswith("error: --host 0.0.0.0 is reachable")
+    server = Server(tmp_path / "ws", tmp_path, "--host", "0.0.0.0", "--token", "s3cret")
+    try:
+        for page in ("/", "/new", "/compare", "/run/a/b", "/static/app.js", "/run/a/b/events"):
+            assert get(server.url + page)[0] == 401, page
+            assert get(server.url + page, {"Authorization": "Bearer wrong"})[0] == 401, page
+        assert get(server.url + "/", {"Authorization": "Bearer s3cret"})[0] == 200
+    finally:
+        server.stop()
+
+
+def test_a_traversal_in_a_run_id_is_404(site):
+    server, root, scenarios = site
+    (root / "x" / "20261124-000000-abcdef").mkdir(parents=True)
+    (root / "x" / "20261124-000000-abcdef" / "events.jsonl").write_text("")
+    for bad in ("/run/..%2F..%2Fetc/passwd", "/run/x/..%2F..%2F..%2Fetc", "/run/x/%2e%2e", "/run/..%2Fx/abc",
+                "/run/x/20261124-000000-abcdef%2F..%2F..", "/run/x/20261124-000000-abcdef/..%2F..%2Fevents"):
+        assert get(server.url + bad)[0] == 404, bad
+    assert get(server.url + "/run/x/20261124-000000-abcdef")[0] == 200
+
+
+def test_a_post_from_another_site_or_without_the_csrf_token_is_refused(site):
+    server, root, scenarios = site
+    write(scenarios, "p", [py("print(1)")])
+    request = urllib.request.Request(server.url + "/new", data=b"scenario=p.yaml", method="POST",
+                                     headers={"Origin": "http://evil.example"})
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=10)
+    assert caught.value.code == 403
+    request = urllib.request.Request(server.url + "/new", data=b"scenario=p.yaml", method="POST")
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=10)
+    assert caught.value.code == 403 and not (root / "p").exists()
