@@ -259,3 +259,31 @@ def test_a_post_from_another_site_or_without_the_csrf_token_is_refused(site):
     with pytest.raises(urllib.error.HTTPError) as caught:
         urllib.request.urlopen(request, timeout=10)
     assert caught.value.code == 403 and not (root / "p").exists()
+
+
+def test_stop_a_run_from_the_page_then_re_execute_and_download_a_finished_one(site, browser, tmp_path):
+    server, root, scenarios = site
+    write(scenarios, "slow", [py("print(1)")], model={"delay_s": 60})
+    start_from_page(browser, server, "slow.yaml")
+    until(browser, lambda d: by_id(d, "live-status").text.lower() == "running")
+    by_id(browser, "stop").click()  # Ctrl-C for the run: it saves everything and ends as interrupted
+    until(browser, lambda d: by_id(d, "live-status").text.lower() == "interrupted", timeout=30)
+    stopped = next((root / "slow").iterdir())
+    assert load_transcript(stopped)["status"] == "interrupted" and (stopped / "transcript.json").is_file()
+
+    done = write(scenarios, "done", [py("print(6 * 7)")])
+    run = Path(json.loads(run_cli("run", str(done), "--workspace", str(root), "--json").stdout)["run_dir"])
+    browser.get(f"{server.url}/run/done/{run.name}")
+    by_id(browser, "reexecute").click()  # replay --execute in the background, its output followed live
+    until(browser, lambda d: "/job/" in d.current_url)
+    until(browser, lambda d: by_id(d, "job-status").text.lower() == "exit 0", timeout=120)
+    assert "1 block(s): 1 match, 0 diverged" in by_id(browser, "job-log").text
+    status, page = get(f"{server.url}/run/done/{run.name}/export.html")
+    assert status == 200 and page.startswith("<!DOCTYPE html>") and "block01.py" in page and "42" in page
+    request = urllib.request.Request(f"{server.url}/run/done/{run.name}/download.zip")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        import io
+        import zipfile
+
+        names = zipfile.ZipFile(io.BytesIO(response.read())).namelist()
+    assert f"{run.name}/transcript.json" in names and f"{run.name}/workspace/block01.py" in names

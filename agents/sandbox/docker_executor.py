@@ -84,6 +84,7 @@ class DockerExecutor:
         self.reap_folder = reap_folder
         """A temporary folder the reaper also deletes if this process dies (SandboxCodeExecutor's own work_dir)."""
         self.reaper: Any = None
+        self._creating = False
         self.container: Any = None
         self.client: Any = None
         self.image_id: str | None = None
@@ -125,12 +126,15 @@ class DockerExecutor:
         labels = {LABEL: self.run_id, LABEL_PID: str(os.getpid()), LABEL_HOST: socket.gethostname(),
                   LABEL_WORKSPACE: str(self.workspace)}
         name = f"codeduet-{self.run_id}"
+        self._creating = True  # Ctrl-C inside the next call may leave a container the daemon made without us
         try:
             self.container = self.client.containers.run(
                 self.cfg.image, command=["python3", "-c", RUNNER], detach=True, name=name,
                 labels=labels, working_dir="/workspace", init=False, stdin_open=True, **hardening(self.cfg))
             self._put = self.sync.put(self.client.api, self.container.id)
+            self._creating = False
         except Exception as exc:  # docker.errors.* and connection errors alike
+            self._creating = False
             self._remove_failed(name)
             self._disarm()
             raise DockerUnavailable(f"could not start the sandbox container: {exc}".splitlines()[0]) from None
@@ -155,6 +159,12 @@ class DockerExecutor:
                 container.remove(force=True, v=True)  # v: the workspace volume goes with it
             except Exception:
                 pass
+        if self._creating:  # interrupted while the daemon created it: remove it by name, and keep the reaper
+            try:           # armed, which removes what the daemon finishes creating once this process exits
+                self.client.containers.get(f"codeduet-{self.run_id}").remove(force=True, v=True)
+            except Exception:
+                pass
+            return
         self._disarm()
 
     def _disarm(self) -> None:
