@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import threading
@@ -72,6 +73,22 @@ class LoadedModel:
 
 _MODELS: dict[tuple[str, int, int], LoadedModel] = {}
 _MODELS_LOCK = threading.Lock()
+
+
+@atexit.register
+def _close_models() -> None:
+    """Free the loaded models before the interpreter tears its modules down: llama-cpp-python's own __del__ at
+    that point calls into a module already gone and prints an 'Exception ignored in Llama.__del__' traceback."""
+    with _MODELS_LOCK:
+        loaded = list(_MODELS.values())
+        _MODELS.clear()
+    for model in loaded:
+        close = getattr(model.llm, "close", None)
+        try:
+            if close is not None:
+                close()
+        except Exception:
+            pass
 
 
 def load_model(path: Path, n_ctx: int, n_threads: int) -> LoadedModel:
