@@ -105,9 +105,14 @@ def shot(driver, tmp_path: Path, name: str) -> Path:
 
 
 def until(driver, condition, timeout: float = 60):
+    """Wait for condition(driver); an element replaced meanwhile (the page reloaded, the timeline re-rendered) is
+    looked up again on the next poll."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition(d))
+    wait = WebDriverWait(driver, timeout, poll_frequency=0.1,
+                         ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
+    return wait.until(lambda d: condition(d))
 
 
 def by_id(driver, element_id: str):
