@@ -154,7 +154,8 @@ def show_table(console: Console, table: Table, optional: tuple[str, ...] = ()) -
 
 
 LIVE_ENV = "CODEDUET_LIVE_REPLY"
-"""Set (by `codeduet ui`): a --json run writes the reply being generated to LIVE_FILE in its run folder."""
+"""Set (by `codeduet ui`): a --json run also writes the reply being generated to LIVE_FILE in its run folder (a
+run in a terminal always does)."""
 LIVE_FILE = ".live_reply.txt"
 
 
@@ -186,10 +187,12 @@ class FileDisplay(NullDisplay):
             self.path.unlink(missing_ok=True)
 
 
-class ConsoleDisplay(NullDisplay):
-    """Live terminal view: a spinner while the model thinks, tokens as they stream, panels per message."""
+class ConsoleDisplay(FileDisplay):
+    """Live terminal view: a spinner while the model thinks, tokens as they stream, panels per message; the reply
+    being generated is also kept in the run folder for a page following the run (FileDisplay)."""
 
     def __init__(self, console: Console | None = None):
+        super().__init__()
         self.console: Console = console or Console()
         self.live: Live | None = None
         self.buffer = ""
@@ -201,6 +204,7 @@ class ConsoleDisplay(NullDisplay):
 
     def run_started(self, scenario: Any, model: dict[str, Any], run_dir: Path) -> None:
         """Header line."""
+        super().run_started(scenario, model, run_dir)
         heading(self.console, f"[bold]{escape(scenario.name or '')}[/] · model {model.get('name')} "
                               f"({model.get('provider')}) · sandbox {scenario.sandbox.kind}"
                               + (f" [bold yellow]network {scenario.sandbox.network}[/]"
@@ -208,11 +212,13 @@ class ConsoleDisplay(NullDisplay):
 
     def run_finished(self, status: str, reason: str, run_dir: Path) -> None:
         """Footer line."""
+        super().run_finished(status, reason, run_dir)
         color = "green" if status == "success" else "red"
         heading(self.console, f"[{color}]{status}[/] · {escape(reason)}")
 
     def generation_started(self, name: str) -> None:
         """Spinner until the first token arrives."""
+        super().generation_started(name)
         self.stop_live()
         self.name, self.buffer = name, ""
         if self.console.is_terminal:
@@ -222,6 +228,7 @@ class ConsoleDisplay(NullDisplay):
 
     def on_token(self, text: str) -> None:
         """Show the reply as it streams (last lines only)."""
+        super().on_token(text)
         self.buffer += text
         if self.live is not None:
             tail = "\n".join(self.buffer.splitlines()[-15:])
@@ -237,6 +244,7 @@ class ConsoleDisplay(NullDisplay):
 
     def on_message(self, event: dict[str, Any]) -> None:
         """Print the final message."""
+        super().on_message(event)
         self.stop_live()
         show_message(self.console, event)
 

@@ -292,3 +292,31 @@ def test_stop_a_run_from_the_page_then_re_execute_and_download_a_finished_one(si
 
         names = zipfile.ZipFile(io.BytesIO(response.read())).namelist()
     assert f"{run.name}/transcript.json" in names and f"{run.name}/workspace/block01.py" in names
+
+
+def test_the_reply_of_a_run_started_from_the_cli_streams_into_its_page(site):
+    """A run in a terminal (here a pipe) keeps the reply being generated in its run folder; the page's event
+    stream carries it token by token, before the message is complete."""
+    server, root, scenarios = site
+    reply = "Here is the plan.\nFirst this line.\nThen that one.\n" + py("print(6 * 7)")
+    path = write(scenarios, "streamed", [reply], model={"line_delay_s": 0.4})
+    proc = subprocess.Popen([sys.executable, str(RUN_PY), "run", str(path), "--workspace", str(root)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        run = wait_for(lambda: next(iter((root / "streamed").glob("*/events.jsonl")), None), proc=proc).parent
+        partial = []
+        with urllib.request.urlopen(f"{server.url}/run/streamed/{run.name}/events", timeout=60) as stream:
+            event = None
+            for raw in stream:
+                line = raw.decode().rstrip("\n")
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: ") and event == "tokens" and json.loads(line[6:]):
+                    partial.append(json.loads(line[6:]))
+                elif event == "end":
+                    break
+        assert partial and any(p != reply for p in partial)  # seen while it was being written
+        assert all(reply.startswith(p) for p in partial) and "Here is the plan." in partial[0]
+    finally:
+        proc.wait(timeout=60)
+    assert load_transcript(run)["status"] == "success"

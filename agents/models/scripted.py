@@ -29,6 +29,8 @@ class ScriptedConfig(BaseModel):
     """Model id shown in transcripts."""
     delay_s: float = Field(default=0.0, ge=0, le=3600)
     """Seconds to wait before each reply (to behave like a slow model, e.g. to test Ctrl-C)."""
+    line_delay_s: float = Field(default=0.0, ge=0, le=60)
+    """Seconds between the streamed lines of a reply (to behave like a model that streams as it generates)."""
     when_exhausted: str = "TERMINATE"
     """What to answer once every reply has been used."""
 
@@ -55,6 +57,8 @@ class ScriptedClient(InProcessClientMixin):
         if self.on_token:
             for line in text.splitlines(keepends=True):
                 self.on_token(line)
+                if self.provider.config.line_delay_s:
+                    time.sleep(self.provider.config.line_delay_s)
         return self.answered(text, Usage(seconds=round(time.perf_counter() - started, 4)))
 
 
