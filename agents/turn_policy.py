@@ -39,8 +39,10 @@ Role = Literal["execution", "user_proxy", "human"]
 
 ASSISTANT_LIMIT_HEADROOM = 10
 """AG2 counts the assistant's automatic replies as it counts the proxy's, and would end the conversation when the
-assistant's count reaches its max_consecutive_auto_reply. The end is the proxy's decision (the reply limit, the
-predicate, a stuck conversation), so the assistant's limit is the proxy's plus this headroom: never reached."""
+assistant's count reaches its max_consecutive_auto_reply. The end is the proxy's decision (the reply limit with its
+final turn, the predicate, a stuck conversation), so the assistant's limit is the proxy's plus this headroom, which
+the proxy's decisions reach first when nobody steers. While a person steers (ALWAYS), AG2 does not count the
+proxy's answers, and it is this limit that ends a conversation the person keeps going."""
 
 
 @dataclass
