@@ -11,6 +11,7 @@ from autogen import AssistantAgent
 from agents.ag2_adapter import install_assistant_reply, quiet_ag2, record_sent_messages, seed_history
 from agents.briefing import works_on_files
 from agents.budget import BudgetSpent, TimeBudget
+from agents.candidates import CandidateRunner
 from agents.codeblocks import extract_code_blocks
 from agents.project_files import write_files
 from agents.prompts import system_message
@@ -57,7 +58,9 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
     context = RunContext(sent_contents={message})  # the task (or follow-up) is never judged as a reply
     predicate = compile_predicate(scenario.termination)
     policy = TurnPolicy(scenario.strategy, attempt, setup.mode, setup.memory, lambda m: predicate(m, context),
-                        setup.budget)
+                        setup.budget, checks=len(scenario.checks), candidates=candidate_count(scenario, setup.provider),
+                        run_candidates=CandidateRunner(scenario, setup.run_dir, setup.run_id, attempt, workspace,
+                                                       setup.budget))
     try:
         executor.start()
         setup.recorder.event("sandbox", attempt=attempt, **executor.describe())
@@ -93,23 +96,29 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
     last = proxy.last_executed
     return AttemptSummary(attempt=attempt, status=status, reason=reason, success=status == "success",
                           checks_passed=last.checks_passed if last else 0, checks=len(scenario.checks),
-                          ran_clean=bool(last and last.results and last.results[-1].exit_code == 0),
+                          ran_clean=bool(last and last.ran_clean),
                           summary=last.summary() if last else "no code was executed", stop_reason=policy.stop_reason,
                           turns=proxy.turns, workspace=workspace_name(attempt))
 
 
+def candidate_count(scenario: Scenario, provider: ModelProvider) -> int:
+    """strategy.candidates, with `auto` resolved by the model (4 for the embedded one, else 1)."""
+    n = scenario.strategy.candidates
+    return provider.default_candidates() if n == "auto" else int(n)
+
+
 def install_turns(assistant: Any, policy: TurnPolicy, provider: ModelProvider, recorder: Recorder,
                   display: Display) -> None:
-    """The assistant's model reply goes through the turn policy (sampling and re-asks)."""
+    """The assistant's model reply goes through the turn policy (sampling, candidates and re-asks)."""
     install_assistant_reply(assistant, lambda history, generate: policy.assistant_reply(
-        history, generate, provider, recorder, display, assistant.name))
+        history, generate, provider, recorder, display, assistant.name, system=assistant.system_message))
 
 
 def final_status(proxy: SandboxProxy, policy: TurnPolicy, limit: int) -> tuple[str, str]:
     """success | failed | max_replies, with a reason a person can read."""
     last = proxy.last_executed
-    if last is not None and last.success:
-        return "success", "the last execution exited 0 and every check passed"
+    if last is not None and last.success:  # the checks decide when there are any (Outcome.success)
+        return "success", ("every acceptance check passed" if last.checks else "the last execution exited 0")
     if policy.stop_reason == "stuck":
         return "failed", "the model kept sending code that had already run, after every re-ask"
     if policy.stop_reason == "prose_loop":

@@ -14,29 +14,37 @@ PY_NAME = re.compile(r"\b[\w/.-]+\.py\b")
 
 PREVIEW_CHARS = 4000
 """Characters of file preview at most in one first message, all files together."""
+MIN_PART = 200
+"""A file whose first line does not fit is cut only when this much room is left; else it is named as not shown."""
 
 
 def file_preview(files: dict[str, str], lines: int, chars: int = PREVIEW_CHARS) -> str:
-    """The first `lines` lines of each file, fenced, with its line count; '' when there is nothing to show."""
+    """The first `lines` lines of each file, fenced under its path alone on a line (what `# filename:` takes: copied
+    there it is the path, no count attached), what was cut said after the fence; '' when there is nothing to show."""
     if lines <= 0 or not files:
         return ""
-    parts, left = [], chars
+    parts, left, skipped = [], chars, []
     for name, content in files.items():
         all_lines = content.splitlines()
-        shown = "\n".join(all_lines[:lines])
-        if len(shown) > left:
-            shown = shown[:max(0, left)].rsplit("\n", 1)[0] if left > 0 else ""
-        kept = shown.count("\n") + 1 if shown else 0
+        full = "\n".join(all_lines[:lines])
+        room = full[:max(0, left)]
+        shown = full if len(full) <= left else room.rsplit("\n", 1)[0] if "\n" in room else \
+            room if len(room) >= MIN_PART else ""  # whole lines; a long first line cut only when room is left
+        if not all_lines:
+            parts.append(f"{name}\n(an empty file)")
+            continue
+        if full and not shown:
+            skipped.append(name)
+            continue
+        kept = shown.count("\n") + 1
         fence = "````" if "```" in shown else "```"
-        more = f"\n... ({_lines(len(all_lines) - kept)} more)" if kept < len(all_lines) else ""
-        head = f"{name} ({_lines(len(all_lines))}):"
-        parts.append(f"{head}\n{fence}\n{shown}{more}\n{fence}" if shown else f"{head} (not shown)")
+        cut = "" if shown == "\n".join(all_lines) else f"\n(the first {kept} of {len(all_lines)} lines shown)" \
+            if shown == "\n".join(all_lines[:kept]) else "\n(only its start shown)"
+        parts.append(f"{name}\n{fence}\n{shown}\n{fence}{cut}")
         left -= len(shown)
+    if skipped:
+        parts.append(f"(not shown, to keep this message short: {', '.join(skipped)})")
     return render("files_preview", files="\n\n".join(parts))
-
-
-def _lines(n: int) -> str:
-    return f"{n} line" if n == 1 else f"{n} lines"
 
 
 def briefed_task(task: str, files: dict[str, str], lines: int) -> str:

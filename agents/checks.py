@@ -1,4 +1,4 @@
-"""Acceptance checks, run after each successful execution."""
+"""Acceptance checks, run after every execution of a reply (whatever its exit code): they decide success."""
 
 from __future__ import annotations
 
@@ -36,11 +36,17 @@ def describe(check: Check) -> str:
 
 
 def run_checks(scenario: Scenario, executor: Executor, last: ExecResult) -> list[CheckResult]:
-    """Evaluate every check of the scenario against the last execution and the workspace."""
+    """Evaluate every check of the scenario against the last execution and the workspace. An output check passes
+    only on the output of a run that exited 0 (or of a command-line tool printing its usage); a file or pytest
+    check judges the workspace, whatever the exit code."""
     results = []
     for check in scenario.checks:
         name = describe(check)
-        if isinstance(check, StdoutContains):
+        if isinstance(check, (StdoutContains, StdoutRegex)) and last.exit_code != 0 and not last.usage:
+            # a crash's output holds its traceback (the failing line, its variables): it is not the program's output
+            results.append(CheckResult(name, False, f"the last block failed (exit code {last.exit_code}), so its "
+                                       "output is not judged: the output must come from a run that exits 0"))
+        elif isinstance(check, StdoutContains):
             ok = check.stdout_contains in last.output
             results.append(CheckResult(name, ok, "" if ok else f"expected the output to contain "
                                        f"{check.stdout_contains!r}{closest_line(last.output, check.stdout_contains)}"))

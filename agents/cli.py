@@ -386,11 +386,25 @@ def bench_startup(n: int = typer.Option(20, min=3, help="Timed rounds (each runs
 
 
 @bench_app.command("llm")
-def bench_llm() -> None:
-    """Tokens/s through our llama.cpp client vs raw llama-cpp-python; TTFT; peak RSS."""
-    from agents.bench.llm_throughput import main
-
+def bench_llm(parallel: Optional[str] = typer.Option(None, "--parallel", metavar="N,N,...",
+                                                     help="Decode N replies together for each N (e.g. 1,2,4,8): "
+                                                          "aggregate and per-sequence tok/s, TTFT, RSS."),
+              max_tokens: int = typer.Option(128, min=8, help="With --parallel: new tokens per sequence.")) -> None:
+    """Tokens/s through our llama.cpp client vs raw llama-cpp-python; TTFT; peak RSS (--parallel: batched)."""
     with cli_errors():
+        if parallel:
+            from agents.bench.llm_parallel import main as parallel_main
+
+            try:
+                ns = [int(x) for x in parallel.split(",") if x.strip()]
+            except ValueError:
+                raise BadInputError(f"--parallel {parallel!r}: give counts like 1,2,4,8") from None
+            if not ns or min(ns) < 1 or max(ns) > 16:
+                raise BadInputError(f"--parallel {parallel!r}: each count from 1 to 16")
+            parallel_main(console, ns=ns, max_tokens=max_tokens)
+            return
+        from agents.bench.llm_throughput import main
+
         main(console)
 
 

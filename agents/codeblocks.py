@@ -14,6 +14,12 @@ OPEN_FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n")
 PYTHON = {"python", "py", "python3", ""}
 SHELL = {"sh", "bash", "shell", "console"}
 ALIASES = {**{k: "python" for k in PYTHON}, **{k: "sh" for k in SHELL}}
+REPORT_LINE = re.compile(r"\(no output\)|\[codeduet: .*\]|\[\.\.\. output truncated: .*\]"
+                         r"|(\.\.\. )?\((the first \d+ of \d+ lines shown|only its start shown"
+                         r"|\d+ more lines not shown|\d+ lines? more)\)")
+"""Lines codeduet's own reports print in or under their fences: the empty-output marker, its notes, the output-cut
+marker, what a preview cut."""
+TRACEBACK = "Traceback (most recent call last):"
 
 
 @dataclass
@@ -55,7 +61,14 @@ def extract_code_blocks(text: str | None) -> list[CodeBlock]:
         code = rest[tail.end():]
         if code.strip():
             blocks.append(CodeBlock(tail.group(1).strip().lower(), code))
-    return [part for b in blocks if b.code.strip() for part in split_files(b)]
+    return [part for b in blocks if b.code.strip() and not echoes_report(b.code) for part in split_files(b)]
+
+
+def echoes_report(code: str) -> bool:
+    """Whether a fence holds only text our reports print, copied back by the model: markers such as `(no output)`,
+    or a traceback (no Python starts so). It is not code: it is neither run nor saved."""
+    lines = [ln.strip() for ln in code.splitlines() if ln.strip()]
+    return bool(lines) and (lines[0] == TRACEBACK or all(REPORT_LINE.fullmatch(ln) for ln in lines))
 
 
 def split_files(block: CodeBlock) -> list[CodeBlock]:

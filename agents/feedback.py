@@ -35,10 +35,21 @@ class Outcome:
 
     @property
     def success(self) -> bool:
-        """The last block exited 0 and every check passed (a block that fails stops the rest, except a saved
+        """With checks, every check passed: they judge the workspace and the output, and the model's own run is
+        information (a command-line tool run bare that printed its usage, or a failing script of its own, does not
+        undo them). Without checks, the last block exited 0 (a block that fails stops the rest, except a saved
         module's own run, which the blocks after it test)."""
-        return (self.kind == "executed" and bool(self.results)
-                and self.results[-1].exit_code == 0 and all(c.passed for c in self.checks))
+        if self.kind != "executed" or not self.results:
+            return False
+        if self.checks:
+            return all(c.passed for c in self.checks)
+        return self.results[-1].exit_code == 0
+
+    @property
+    def ran_clean(self) -> bool:
+        """The last block exited 0, or was a command-line tool printing its usage when run bare (not a crash)."""
+        return self.kind == "executed" and bool(self.results) and \
+            (self.results[-1].exit_code == 0 or self.results[-1].usage)
 
     @property
     def checks_passed(self) -> int:
@@ -46,26 +57,19 @@ class Outcome:
         return sum(1 for c in self.checks if c.passed)
 
     def summary(self) -> str:
-        """One line on what happened: the error, the failed checks, or success."""
+        """One line on what happened: the checks' verdict (when there are checks) and what the last block did."""
         if self.kind != "executed" or not self.results:
             return f"nothing ran ({self.kind})"
-        last = self.results[-1]
-        if last.exit_code != 0:
-            if last.timed_out:
-                return f"it was stopped at the time limit (exit code {last.exit_code})"
-            if last.oom_killed:
-                return "it ran out of memory"
-            if last.disk_full:
-                return "it filled the workspace disk (No space left on device)"
-            if last.refused:
-                return f"its file was not saved: {last.refused}"
-            return f"it failed with exit code {last.exit_code}: {error_line(last.output)}"
+        run = run_summary(self.results[-1])
         failed = [c for c in self.checks if not c.passed]
-        if failed:
-            detail = first_line(failed[0].detail)
-            return (f"it ran, but {len(failed)} of {len(self.checks)} checks failed: "
-                    f"{'; '.join(c.name for c in failed)}" + (f" ({detail})" if detail else ""))
-        return "it ran and every check passed" if self.checks else "it ran (exit code 0)"
+        if not self.checks:
+            return run
+        if not failed:
+            return "it ran and every check passed" if self.ran_clean else f"every check passed ({run})"
+        detail = first_line(failed[0].detail)
+        verdict = (f"{len(failed)} of {len(self.checks)} checks failed: {'; '.join(c.name for c in failed)}"
+                   + (f" ({detail})" if detail else ""))
+        return f"it ran, but {verdict}" if self.ran_clean else f"{run}, and {verdict}"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for transcripts."""
@@ -74,6 +78,24 @@ class Outcome:
         if self.files or self.written:
             out.update(files=self.files, written=self.written)
         return out
+
+
+def run_summary(last: ExecResult) -> str:
+    """What the last block did, in a few words: a command-line tool's usage exit is said as such, not as a failure."""
+    if last.usage:
+        return (f"{last.filename}, run with no arguments, printed its usage (exit {last.exit_code}), as a "
+                "command-line tool does")
+    if last.exit_code == 0:
+        return "it ran (exit code 0)"
+    if last.timed_out:
+        return f"it was stopped at the time limit (exit code {last.exit_code})"
+    if last.oom_killed:
+        return "it ran out of memory"
+    if last.disk_full:
+        return "it filled the workspace disk (No space left on device)"
+    if last.refused:
+        return f"its file was not saved: {last.refused}"
+    return f"it failed with exit code {last.exit_code}: {error_line(last.output)}"
 
 
 def first_line(text: str, limit: int = 160) -> str:
@@ -125,37 +147,66 @@ def _checks_text(checks: list[CheckResult]) -> str:
                      for c in checks)
 
 
+def _failure(last: ExecResult) -> tuple[str, str]:
+    """The title over a failed block's output, and the hint on what to do about it."""
+    if last.refused:
+        return "Not saved", "Use a plain relative path inside the current directory."
+    if last.timed_out:
+        return ("Output before it was stopped",
+                "It was stopped at the time limit: remove infinite loops or make it faster.")
+    if last.oom_killed:
+        return "Output before it was killed", "It ran out of memory: use less memory."
+    if last.disk_full:
+        return "Error", "It filled the workspace disk (its size is limited): write less data, or delete files."
+    return "Error", "Fix the cause of the error."
+
+
+def _output(outcome: Outcome) -> str:
+    """Every block's output in order; among several, a command-line tool's usage exit is introduced as such."""
+    several = len(outcome.results) > 1
+    parts = [(f"[codeduet: {r.filename}, run with no arguments, printed its usage (exit {r.exit_code}), as a "
+              f"command-line tool does]\n" if r.usage and several else "") + r.output.rstrip()
+             for r in outcome.results]
+    return "\n".join(parts).strip() or "(no output)"
+
+
+def _your_run(outcome: Outcome) -> str:
+    """What the model's own run did, told as information: with checks, they decide success, not this run."""
+    last = outcome.results[-1]
+    if last.usage:
+        return render("run_usage", path=last.filename, exit_code=last.exit_code, output=_output(outcome))
+    if last.exit_code == 0:
+        return render("run_ok", output=_output(outcome))
+    return render("run_failed", exit_code=last.exit_code, error_title=_failure(last)[0],
+                  output=shorten_traceback(last.output) or "(no output)")
+
+
 def execution_feedback(outcome: Outcome, workspace: Path | None = None) -> str:
-    """The reply for an executed turn: what ran, the files it changed, and (when a check failed) the current text
-    of the files the reply wrote, so the model sees whether its change landed."""
+    """The reply for an executed turn. With checks: their verdict first (they decide success), then what the
+    model's own run did (information), the files it changed, and (when a check failed) the current text of the
+    files the reply wrote, so the model sees whether its change landed. Without checks: what ran."""
     last = outcome.results[-1]
     files = render("files_changed", files=files_changed_text(outcome.files)) + "\n\n" if outcome.files else ""
     for path, names in outcome.redefined:  # the fix went into a throwaway script: say so, and how to save it
         files += render("unsaved_module", path=path, names=", ".join(f"{n}()" for n in names[:4])) + "\n\n"
     subject, resend = (("file", render("resend_files")) if outcome.written else
                        ("script", "the complete corrected script in one ```python block"))
-    if last.exit_code != 0:
-        if last.refused:
-            title, hint = "Not saved", "Use a plain relative path inside the current directory."
-        elif last.timed_out:
-            title = "Output before it was stopped"
-            hint = "It was stopped at the time limit: remove infinite loops or make it faster."
-        elif last.oom_killed:
-            title, hint = "Output before it was killed", "It ran out of memory: use less memory."
-        elif last.disk_full:
-            title, hint = "Error", ("It filled the workspace disk (its size is limited): write less data, "
-                                    "or delete files.")
-        else:
-            title, hint = "Error", "Fix the cause of the error."
-        return render("exec_failed", exit_code=last.exit_code, error_title=title, files=files, subject=subject,
-                      resend=resend, output=shorten_traceback(last.output) or "(no output)", hint=hint)
-    output = "\n".join(r.output.rstrip() for r in outcome.results).strip() or "(no output)"
-    if outcome.checks and not all(c.passed for c in outcome.checks):
+    if outcome.checks:
+        failed = [c for c in outcome.checks if not c.passed]
+        if not failed:
+            return render("checks_passed", checks=_checks_text(outcome.checks), run=_your_run(outcome), files=files)
         now = current_text(workspace, outcome.written) if workspace is not None and outcome.written else ""
         if now:
             files += render("files_now", files=now) + "\n\n"
-        return render("checks_failed", checks=_checks_text(outcome.checks), output=output, files=files,
-                      subject=subject, resend=resend)
-    if outcome.checks:
-        return render("exec_ok_checks_passed", output=output, checks=_checks_text(outcome.checks), files=files)
-    return render("exec_ok", output=output, files=files)
+        crashed = last.exit_code != 0 and not last.usage
+        return render("checks_failed", failed=len(failed), total=len(outcome.checks),
+                      checks=_checks_text(outcome.checks), run=_your_run(outcome), files=files,
+                      hint=_failure(last)[1] + " " if crashed else "", subject=subject, resend=resend)
+    if last.usage:
+        return render("exec_usage", path=last.filename, exit_code=last.exit_code, output=_output(outcome),
+                      files=files)
+    if last.exit_code != 0:
+        title, hint = _failure(last)
+        return render("exec_failed", exit_code=last.exit_code, error_title=title, files=files, subject=subject,
+                      resend=resend, output=shorten_traceback(last.output) or "(no output)", hint=hint)
+    return render("exec_ok", output=_output(outcome), files=files)

@@ -34,6 +34,9 @@ class ExecResult:
     """Why a `# filename:` block was not written (nothing ran); None when it was not refused."""
     files: list[dict[str, Any]] = field(default_factory=list)
     """Files of the workspace the block created, changed or deleted: {path, change, size}."""
+    usage: bool = False
+    """A saved command-line tool, run with no arguments, printed its usage and exited non-zero (agents/cli_usage.py):
+    what such a tool does, not a failure."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form for transcripts."""
@@ -77,6 +80,15 @@ class ModelProvider(Protocol):
     def sampling_params(self, temperature: float | None, seed: int, top_p: float) -> dict[str, Any]:
         """Keyword arguments for one AG2 create() call sampling at this temperature and seed
         (temperature None: the entry's own setting); {} when the backend cannot sample."""
+
+    def complete_many(self, messages: list[dict[str, Any]], samplings: list[dict[str, Any]],
+                      on_token: TokenSink | None = None) -> list[tuple[str, Usage]]:
+        """One reply per sampling (`sampling_params` dicts) to the same messages (system message included), as
+        cheaply as the backend allows (llama.cpp: one batched decode; a server: `n`); the first streams to on_token
+        (None: the sink given to attach)."""
+
+    def default_candidates(self) -> int:
+        """What `strategy.candidates: auto` means with this backend (4 where candidates decode together, else 1)."""
 
     def secrets(self) -> list[str]:
         """Secret values (API keys) the recorder scrubs from everything it writes; [] when there are none."""

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from typing import Any, Callable
 
 from autogen import Agent, UserProxyAgent
 
 from agents.ag2_adapter import ag2_termination_check, auto_replies_in_a_row, install_proxy_reply
 from agents.budget import TimeBudget
-from agents.checks import run_checks
-from agents.codeblocks import classify_reply, extract_code_blocks
-from agents.feedback import Outcome, execution_feedback
+from agents.feedback import Outcome
 from agents.prompts import render
 from agents.protocols import Display, Executor
 from agents.repeats import RepeatMemory
+from agents.run_reply import run_reply
 from agents.scenario import Scenario
 from agents.termination import RunContext
 from agents.turn_policy import TurnPolicy
-from agents.workspace_view import changes, hidden, redefined_modules, snapshot
 
 HumanInput = Callable[[str, "SandboxProxy"], str]
 """fn(ag2_prompt, proxy) -> what the person typed ('' = Enter, 'exit', 'skip', or free text)."""
@@ -76,43 +73,19 @@ class SandboxProxy(UserProxyAgent):
 
     # -- one turn ----------------------------------------------------------------------------
     def run_turn(self, content: str) -> Outcome:
-        """Save and run the reply's blocks in order (a `# filename:` block saves its file, and runs it when it is
-        Python), stopping at the first failure; then the checks."""
+        """Run the reply in this attempt's sandbox (agents/run_reply.py); code that already ran is not run again,
+        its earlier result is said instead."""
         self.turns += 1
-        kind = classify_reply(content)  # an unclosed block (cut off) is incomplete code: never run it
-        if kind in ("empty", "unclosed", "no_code"):
-            return Outcome(kind, feedback=render(kind))
-        blocks = extract_code_blocks(content)
-        if kind == "unsupported":
-            return Outcome("unsupported", feedback=render("unsupported", language=blocks[0].language))
-        runnable = [b for b in blocks if b.actionable]  # Python to run, and files to save (`# filename:`)
-        earlier = self.memory.find(content)
-        if earlier is not None:  # never run the same code twice: say what it did then
-            return Outcome("repeat", feedback=earlier.feedback(reask=False))
-        outcome = Outcome("executed")
-        workspace = self.executor.workspace
-        start = before = snapshot(workspace)
-        for block in runnable:
-            named = block.filename is not None
-            showing = self.display.executing(len(outcome.results) + 1, len(runnable)) if self.display \
-                else nullcontext()
-            with showing, self.budget.capped(self.executor):
-                result = self.executor.execute(block.code, "python" if named else block.runnable_as or "python")
-            after = snapshot(workspace)
-            result.files, before = changes(before, after), after
-            if named and not result.refused and result.filename and not hidden(result.filename):
-                outcome.written.append(result.filename)  # (a script named as a data file ran as blockNN.py)
-            outcome.results.append(result)
-            if result.exit_code != 0 and not (named and result.filename and block is not runnable[-1]):
-                break  # a saved module's own run may fail (a CLI without its arguments): the blocks after it test it
-        outcome.files = changes(start, before)
-        ran = [b.code for b, r in zip(runnable, outcome.results) if b.filename is None and not r.refused]
-        outcome.redefined = redefined_modules(workspace, ran, set(outcome.written))
-        if outcome.results[-1].exit_code == 0 and self.scenario.checks:
-            outcome.checks = run_checks(self.scenario, self.executor, outcome.results[-1])
-        outcome.feedback = execution_feedback(outcome, workspace)
-        self.memory.remember(content, self.attempt, self.turns, outcome.summary(), outcome.written)
-        self.last_executed = outcome
+
+        def seen(text: str) -> Outcome | None:
+            earlier = self.memory.find(text)
+            return None if earlier is None else Outcome("repeat", feedback=earlier.feedback(reask=False))
+
+        outcome = run_reply(content, self.scenario, self.executor, display=self.display, budget=self.budget,
+                            seen=seen)
+        if outcome.kind == "executed":
+            self.memory.remember(content, self.attempt, self.turns, outcome.summary(), outcome.written)
+            self.last_executed = outcome
         return outcome
 
     # -- human input -------------------------------------------------------------------------

@@ -85,7 +85,8 @@ class Regex(Strict):
 
 
 class Success(Strict):
-    """The last execution exited 0 and every check passed (or the opposite with `false`)."""
+    """The last execution succeeded (or the opposite with `false`): every check passed when the scenario has
+    checks, else its last block exited 0."""
 
     success: bool = True
 
@@ -129,7 +130,7 @@ PREDICATE_KEYS = {"contains", "endswith", "regex", "success", "callable", "any",
 
 
 def default_termination() -> AnyOf:
-    """TERMINATE in a message, or a successful execution with all checks passing."""
+    """TERMINATE in a message, or a successful execution (every check passed; no checks: exit code 0)."""
     return AnyOf(any=[Contains(contains="TERMINATE"), Success(success=True)])
 
 
@@ -257,6 +258,21 @@ class StrategyConfig(Strict):
     max_seconds: float | None = Field(default=None, gt=0, le=7 * 24 * 3600)
     """Wall-clock budget of the whole run, in seconds (None: none; `--max-seconds` overrides). When it is spent, the
     generation or block under way stops, the run ends with the status `timeout`, and everything is saved."""
+    candidates: int | Literal["auto"] = "auto"
+    """Replies generated together for the first turn of every attempt, each run in its own fresh sandbox on a copy
+    of the workspace and scored by the checks (agents/candidates.py); the best one continues the conversation. The
+    first stays greedy, the others are sampled with their own seeds. `auto`: 4 with the embedded llama.cpp model
+    (decoded in one batch), 1 with any other (each candidate is a paid request; the scripted model replays its
+    list). Only unattended runs (human_input_mode NEVER): a person approves what runs."""
+    repair_candidates: int = Field(default=1, ge=1, le=16)
+    """Replies generated together for each repair turn (1: one, as before)."""
+
+    @field_validator("candidates", mode="before")
+    @classmethod
+    def _count_or_auto(cls, v: Any) -> Any:
+        if v == "auto" or (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 16):
+            return v
+        raise ValueError(f"{v!r} is not a number of candidates: use a count from 1 to 16, or auto")
     file_preview: int = Field(default=30, ge=0, le=10_000)
     """Lines of each `files:` entry shown under the task in every attempt's first message (0: none), so the model
     sees the data it must handle instead of guessing its format (at most 4,000 characters in all)."""
@@ -300,7 +316,7 @@ class Scenario(Strict):
     """The termination predicate; any/all nest."""
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     checks: list[Check] = Field(default_factory=list)
-    """Acceptance checks run after each successful execution."""
+    """Acceptance checks, run after every execution of a reply whatever its exit code; they decide success."""
     strategy: StrategyConfig = Field(default_factory=StrategyConfig)
     """Sampled repairs, repeat rejection and fresh attempts (agents/strategy.py)."""
     files: dict[str, str] = Field(default_factory=dict)

@@ -61,6 +61,18 @@ class SamplingPolicy:
         return Sampling(min(MAX_TEMPERATURE, start + cfg.resample_step * (resample - 1)), seed)
 
 
+    def candidate(self, turn: int, k: int) -> Sampling:
+        """Candidate k (0-based) of a turn: k=0 is sampled as the turn alone would be (greedy on the first turn of
+        the first attempt); the others at the attempt (first turn) or repair temperature, each with its own seed
+        (apart from every re-ask's)."""
+        first = self.sampling(turn, 0)
+        if k == 0:
+            return first
+        cfg = self.config
+        temperature = (cfg.attempt_temperature if turn == 1 else cfg.repair_temperature) or 0.7
+        return Sampling(temperature, first.seed + 50 + k)
+
+
 def reask_messages(history: list[dict[str, Any]], reason: str, content: str, earlier: Seen | None,
                    config: StrategyConfig) -> list[dict[str, Any]]:
     """What a re-ask is asked with. A repeat is shown back with what it did; a prose reply (a diagnosis or a plan) is
@@ -92,7 +104,8 @@ def attempt_message(task: str, attempt: int, history: list[AttemptSummary], conf
 
 
 def attempt_score(summary: AttemptSummary) -> tuple[int, int, int]:
-    """Orders attempts: success first, then most checks passed, then code that ran clean, then the earlier one."""
+    """Orders attempts: success first, then most checks passed, then code that ran clean (a command-line tool that
+    printed its usage when run bare counts: it did not crash), then the earlier one."""
     return (1 if summary.success else 0, summary.checks_passed, 1 if summary.ran_clean else 0)
 
 

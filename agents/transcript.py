@@ -72,6 +72,7 @@ class JsonlRecorder:
         self.messages: list[dict[str, Any]] = []
         self.attempts: list[dict[str, Any]] = []
         self.rejected: list[dict[str, Any]] = []
+        self.candidates: list[dict[str, Any]] = []
         self.started = time.perf_counter()
         self._file = open(self.run_dir / EVENTS, "a", encoding="utf-8")
         self._write({"type": "start", **self.header})
@@ -88,14 +89,15 @@ class JsonlRecorder:
             self.messages.append(data)
         elif kind == "attempt":
             self.attempts.append(data)
-        elif kind == "reply_rejected":
+        elif kind in ("reply_rejected", "candidate"):
             data = {"time": now_iso(), "before_message": len(self.messages), **data}
-            self.rejected.append(data)
+            (self.rejected if kind == "reply_rejected" else self.candidates).append(data)
         self._write({"type": kind, **data})
 
     def totals(self) -> dict[str, Any]:
         """Counts and sums over the messages so far."""
-        return compute_totals(self.messages, time.perf_counter() - self.started, self.rejected, self.attempts)
+        return compute_totals(self.messages, time.perf_counter() - self.started, self.rejected, self.attempts,
+                              self.candidates)
 
     def finish(self, status: str, reason: str, **extra: Any) -> Path:
         """Write the end event and transcript.json (atomically); return its path."""
@@ -106,7 +108,7 @@ class JsonlRecorder:
                          **extra})
             self._file.close()
         transcript = {**self.header, "ended_at": ended, "status": status, "reason": reason, **extra,
-                      "attempts": self.attempts, "rejected_replies": self.rejected,
+                      "attempts": self.attempts, "rejected_replies": self.rejected, "candidates": self.candidates,
                       "messages": self.messages, "totals": totals}
         path = self.run_dir / TRANSCRIPT
         tmp = path.with_suffix(".json.tmp")
@@ -117,16 +119,19 @@ class JsonlRecorder:
 
 def compute_totals(messages: list[dict[str, Any]], seconds: float | None = None,
                    rejected: list[dict[str, Any]] | None = None,
-                   attempts: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """Turns, executions, failures, attempts, rejected repeats and tokens (rejected samples included)."""
+                   attempts: list[dict[str, Any]] | None = None,
+                   candidates: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Turns, executions, failures, attempts, rejected repeats, candidates and tokens (rejected samples and the
+    candidates not chosen included; the chosen one's usage is its message's)."""
     rejected = rejected or []
+    candidates = candidates or []
     execs = [e for m in messages for e in (m.get("outcome") or {}).get("executions", [])]
-    usage = [m.get("usage") or {} for m in [*messages, *rejected]]
+    usage = [m.get("usage") or {} for m in [*messages, *rejected, *(c for c in candidates if not c.get("chosen"))]]
     totals = {
         "messages": len(messages),
         "turns": sum(1 for m in messages if m.get("role") == "assistant"),
         "executions": len(execs),
-        "failed_executions": sum(1 for e in execs if e.get("exit_code") != 0),
+        "failed_executions": sum(1 for e in execs if e.get("exit_code") != 0 and not e.get("usage")),
         "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in usage),
         "completion_tokens": sum(u.get("completion_tokens") or 0 for u in usage),
         "execution_seconds": round(sum(e.get("duration_s") or 0 for e in execs), 3),
@@ -139,6 +144,9 @@ def compute_totals(messages: list[dict[str, Any]], seconds: float | None = None,
         "refused_files": sum(1 for e in execs if e.get("refused")),
         "saved_files": sum(1 for m in messages for _ in (m.get("outcome") or {}).get("written") or []),
     }
+    if candidates:
+        totals["candidates"] = len(candidates)
+        totals["candidates_run"] = sum(1 for c in candidates if c.get("outcome"))
     if seconds is not None:
         totals["seconds"] = round(seconds, 3)
     return totals
@@ -149,6 +157,7 @@ def _from_events(path: Path) -> dict[str, Any]:
     messages, end = [], None
     attempts: list[dict[str, Any]] = []
     rejected: list[dict[str, Any]] = []
+    candidates: list[dict[str, Any]] = []
     skipped: list[int] = []
     with open(path, encoding="utf-8", errors="replace") as fh:
         for n, line in enumerate(fh, 1):
@@ -170,6 +179,8 @@ def _from_events(path: Path) -> dict[str, Any]:
                 attempts.append(event)
             elif kind == "reply_rejected":
                 rejected.append(event)
+            elif kind == "candidate":
+                candidates.append(event)
             elif kind == "end":
                 end = event
     if header is None:
@@ -178,9 +189,9 @@ def _from_events(path: Path) -> dict[str, Any]:
     reason = end["reason"] if end else "the process ended before the run finished (recovered from events.jsonl)"
     return {**header, "status": status, "reason": reason, "ended_at": (end or {}).get("ended_at"),
             "chosen_attempt": (end or {}).get("chosen_attempt") or _reached(attempts, messages),
-            "attempts": attempts, "rejected_replies": rejected,
+            "attempts": attempts, "rejected_replies": rejected, "candidates": candidates,
             "messages": messages, "totals": (end or {}).get("totals") or compute_totals(messages, None, rejected,
-                                                                                        attempts),
+                                                                                        attempts, candidates),
             "changed_files": (end or {}).get("changed_files") or [], "recovered_from_events": True,
             "skipped_event_lines": skipped}
 

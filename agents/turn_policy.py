@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Literal
 
 from agents.budget import TimeBudget
+from agents.candidates import Candidate, choose, count_agreement, describe
 from agents.codeblocks import classify_reply, extract_code_blocks
 from agents.feedback import Outcome
 from agents.models.loops import salvaged_loop
@@ -90,10 +91,16 @@ class TurnPolicy:
     predicate: Callable[[dict[str, Any]], bool]
     """The scenario's termination predicate, bound to this attempt's RunContext."""
     budget: TimeBudget = field(default_factory=lambda: TimeBudget(None))
+    checks: int = 0
+    """How many acceptance checks the scenario has (for the candidates' lines)."""
     sampling: SamplingPolicy = field(init=False)
     stop_reason: StopReason | None = None
     final_turn: bool = False
     """The proxy's next answer is the conversation's last (the reply limit, or a stuck conversation)."""
+    candidates: int = 1
+    """Replies generated together for the first turn (strategy.candidates, `auto` resolved by the model)."""
+    run_candidates: Callable[[int, list[Candidate]], None] | None = None
+    """Runs a turn's candidates in their own sandboxes (agents/candidates.py CandidateRunner); None: no candidates."""
     prose_seen: set[str] = field(default_factory=set)
     """Replies without code answered so far (whitespace-normalised): the same again after a nudge is a loop."""
     _sent: tuple[Any, ProxyTurn] | None = None
@@ -103,25 +110,34 @@ class TurnPolicy:
 
     # -- 1. the assistant's reply ----------------------------------------------------------------
     def assistant_reply(self, history: list[dict[str, Any]], generate: Callable[..., tuple[bool, Any]],
-                        provider: ModelProvider, recorder: Recorder, display: Display, name: str) -> tuple[bool, Any]:
-        """Generate one turn's reply with `generate(messages, **sampling)`; re-ask it while it must not be answered
-        (a repeat, cut off, prose only when unattended); the kept one is returned as AG2 expects it."""
+                        provider: ModelProvider, recorder: Recorder, display: Display, name: str,
+                        system: str | None = None) -> tuple[bool, Any]:
+        """Generate one turn's reply with `generate(messages, **sampling)` (or several candidates at once, the best
+        kept); re-ask it while it must not be answered (a repeat, cut off, prose only when unattended); the kept
+        one is returned as AG2 expects it. `system` is the assistant's system message (for candidates, which are
+        asked of the provider directly)."""
         turn = self.sampling.next_turn()
         self.budget.check(f"before turn {turn} of attempt {self.attempt}")  # no new turn once the time is spent
         resamples = self.strategy.max_resamples
         history = compact(history, self.strategy.repair_context)
         asked = history
+        n = self.candidates_for(turn)
         for resample in range(resamples + 1):
             sampling = self.sampling.sampling(turn, resample)
             params = provider.sampling_params(sampling.temperature, sampling.seed, self.strategy.top_p)
-            ok, text = generate(asked, **params)
+            if resample == 0 and n > 1:
+                messages = ([{"role": "system", "content": system}] if system else []) + list(asked)
+                ok, text = True, self.best_candidate(turn, n, messages, provider, recorder, display)
+            else:
+                ok, text = generate(asked, **params)
             content = text.get("content") if isinstance(text, dict) else text
             if ok and (salvaged := salvaged_loop(provider)) is not None:  # a loop of lines cut back to one copy
                 recorder.event("reply_salvaged", attempt=self.attempt, turn=turn, resample=resample, **salvaged)
             earlier = self.memory.find(content) if ok else None
             reason = self.reject_reason(content, earlier) if ok else None
             if reason is None or resample == resamples:
-                self.sampling.last = {**sampling.to_dict(), "resample": resample}
+                if not (resample == 0 and n > 1):  # a candidate's sampling is set by best_candidate
+                    self.sampling.last = {**sampling.to_dict(), "resample": resample}
                 return ok, text
             usage = provider.pop_usage()
             event: dict[str, Any] = {"reason": reason, "attempt": self.attempt, "turn": turn, "resample": resample,
@@ -139,6 +155,39 @@ class TurnPolicy:
                          f"{self.sampling.sampling(turn, resample + 1).temperature:.2f})[/]")
             display.generation_started(name)
         return False, None  # not reached: the last resample always returns
+
+    def candidates_for(self, turn: int) -> int:
+        """How many candidates this turn is asked for: the first turn's count, or repair_candidates; 1 while a
+        person steers (they approve what runs) or when nothing can run them."""
+        if self.run_candidates is None or self.mode != "NEVER":
+            return 1
+        return self.candidates if turn == 1 else self.strategy.repair_candidates
+
+    def best_candidate(self, turn: int, n: int, messages: list[dict[str, Any]], provider: ModelProvider,
+                       recorder: Recorder, display: Display) -> str:
+        """Ask for n replies at once, set aside those a single reply would be re-asked for, run the others each in
+        its own sandbox, record every one, and return the best (agents/candidates.py); the provider's last usage
+        becomes the winner's, so the message records it."""
+        samplings = [self.sampling.candidate(turn, k) for k in range(n)]
+        replies = provider.complete_many(messages, [provider.sampling_params(s.temperature, s.seed,
+                                                                             self.strategy.top_p) for s in samplings])
+        found = [Candidate(k + 1, text, s.to_dict(), usage) for k, ((text, usage), s) in enumerate(zip(replies,
+                                                                                                      samplings))]
+        for c in found:
+            c.rejected = self.reject_reason(c.content, self.memory.find(c.content))
+        display.info(f"[dim]attempt {self.attempt} turn {turn}: {n} candidates; running "
+                     f"{sum(1 for c in found if not c.rejected)} of them, each in its own sandbox[/]")
+        assert self.run_candidates is not None
+        self.run_candidates(turn, found)
+        count_agreement(found)
+        best = choose(found)
+        checks = self.checks
+        for c in found:
+            recorder.event("candidate", attempt=self.attempt, turn=turn, candidates=n, **c.to_event())
+            display.info(f"[dim]  {describe(c, checks)}[/]")
+        provider.last_usage = best.usage  # type: ignore[attr-defined]
+        self.sampling.last = {**best.sampling, "resample": 0, "candidate": best.index, "candidates": n}
+        return best.content
 
     def reject_reason(self, content: str, earlier: Any) -> RejectReason | None:
         """Why a reply must be asked again instead of answered, or None."""

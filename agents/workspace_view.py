@@ -74,8 +74,8 @@ def changes(before: dict[str, Signature], after: dict[str, Signature]) -> list[d
 
 def files_changed_text(files: list[dict[str, Any]], keep: int = 15) -> str:
     """One line per file a reply created, changed or deleted ('' when none)."""
-    lines = [f"- {f['change']} {f['path']}" + ("" if f["change"] == "deleted" else f" ({human(f['size'])})")
-             for f in files[:keep]]
+    lines = [f"- {f['change']}" + ("" if f["change"] == "deleted" else f" ({human(f['size'])})") + f": {f['path']}"
+             for f in files[:keep]]  # the path ends the line: copied after `# filename:`, it is just the path
     if len(files) > keep:
         lines.append(f"- ... and {len(files) - keep} more")
     return "\n".join(lines)
@@ -98,9 +98,9 @@ def current_text(root: Path, paths: list[str], lines_each: int = 40, budget_char
                 continue
             body = body[:left].rsplit("\n", 1)[0]
             shown = body.splitlines()
-        note = f"\n... ({len(all_lines) - len(shown)} more lines not shown)" if len(shown) < len(all_lines) else ""
+        note = f"\n(the first {len(shown)} of {len(all_lines)} lines shown)" if len(shown) < len(all_lines) else ""
         fence = "````" if "```" in body else "```"
-        parts.append(f"{path} ({len(all_lines)} lines):\n{fence}\n{body}{note}\n{fence}")
+        parts.append(f"{path}\n{fence}\n{body}\n{fence}{note}")  # the path alone: what `# filename:` takes
         left -= len(body)
     if skipped:
         parts.append(f"(not shown, to keep this message short: {', '.join(skipped)})")

@@ -75,6 +75,9 @@ YAML_CASES = {
     "callable-attribute-missing": (f"task: x\n{SCRIPTED}termination:\n  all:\n    - callable: json:no_such_fn\n",
                                    "{f}:5: termination.all.0.callable: termination callable 'json:no_such_fn': "
                                    "module 'json' has no attribute 'no_such_fn'"),
+    "zero-candidates": (f"task: x\n{SCRIPTED}strategy:\n  candidates: 0\n",
+                        "{f}:4: strategy.candidates: 0 is not a number of candidates: use a count from 1 to 16, "
+                        "or auto"),
     "file-outside-workspace": (f"task: x\n{SCRIPTED}files:\n  /etc/evil.conf: x\n",
                                "{f}:3: files: file name '/etc/evil.conf' must be a relative path inside the "
                                "workspace (no '..')"),
@@ -88,6 +91,11 @@ def test_bad_scenario_yaml(tmp_path, case):
     assert proc.returncode == EXIT_BAD_INPUT, proc.stderr
     assert error_line(proc).startswith(expected.format(f=path)), error_line(proc)
     assert no_run_folder(ws)  # nothing was created
+
+
+def test_bench_llm_parallel_counts_are_checked_before_the_model_loads():
+    proc = run_cli("bench", "llm", "--parallel", "2,x")
+    assert proc.returncode == EXIT_BAD_INPUT and error_line(proc) == "--parallel '2,x': give counts like 1,2,4,8"
 
 
 def test_missing_scenario_file(tmp_path):

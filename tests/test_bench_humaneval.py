@@ -244,6 +244,22 @@ def test_shared_single_is_the_loops_first_reply_and_fresh_attempts_are_scored_ap
 
 
 @pytest.mark.docker
+def test_with_candidates_the_single_pass_is_generated_on_its_own_and_the_loop_keeps_the_best(sandbox_image, bench_out):
+    calls = []
+
+    def model_for(problem, mode):
+        calls.append(mode)
+        return {"provider": "scripted", "replies": [WRONG_2, GOOD_2] if mode == "loop" else [WRONG_2]}
+
+    cfg = BenchConfig(mode="both", max_auto_reply=1, attempts=1, out=bench_out, strategy={"candidates": 2})
+    run_bench(QUIET, cfg, model_for=model_for, problems=_problems("HumanEval/2"))
+    assert calls == ["loop", "single"]  # the batched greedy candidate is not passed off as the single pass
+    rec = {r["mode"]: r for r in read_records(bench_out)}
+    assert rec["loop"]["passed"] and rec["loop"]["turns"] == 1  # the second candidate passed the examples
+    assert not rec["single"]["passed"] and not rec["single"].get("shared_first_turn")
+
+
+@pytest.mark.docker
 def test_shared_single_is_the_greedy_reply_even_when_it_was_cut_and_reasked(sandbox_image, bench_out):
     cut_wrong = "```python\ndef truncate_number(number: float) -> float:\n    return number"
     cfg = BenchConfig(mode="both", max_auto_reply=1, attempts=1, out=bench_out)

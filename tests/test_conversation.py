@@ -49,7 +49,8 @@ def test_check_failure_is_repaired_next_turn(workspaces, loop_file):
     result = run(path)
     assert result.status == "success"
     msgs = messages(result)
-    assert "acceptance checks failed" in msgs[2]["content"]
+    assert msgs[2]["content"].startswith("Acceptance checks (these decide success): 2 of 2 failed.\n")
+    assert "Your run (information only; the checks decide success): exit code 0." in msgs[2]["content"]
     assert "expected the output to contain '42'" in msgs[2]["content"]
     assert [c["passed"] for c in msgs[2]["outcome"]["checks"]] == [False, False]
     assert [c["passed"] for c in msgs[4]["outcome"]["checks"]] == [True, True]

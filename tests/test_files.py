@@ -216,8 +216,9 @@ def test_a_failed_check_shows_the_changed_files_and_the_saved_text(calc_scenario
     result = run_scenario(load_scenario(calc_scenario([reply(WRONG), reply(FIXED)])), RunOptions())
     assert result.status == "success", result.reason
     feedback = load_transcript(result.run_dir)["messages"][2]["content"]
-    assert "Files changed in the working directory:\n- changed calc.py" in feedback
-    assert "The files your reply saved, as they are now:" in feedback and "return a * b" in feedback
+    assert "Files changed in the working directory:\n- changed (52 B): calc.py" in feedback
+    assert "The files your reply saved, as they are now, each shown under its path:\n\ncalc.py\n```\n" in feedback
+    assert "return a * b" in feedback
     assert "# filename: <its path>" in feedback  # asked for the whole file back, not a script
     assert "pytest (hidden tests): 'test_calc_hidden.py'" in feedback  # not a path the model could write to
 

@@ -27,6 +27,10 @@ def test_primes_with_the_local_model(sandbox_image, workspaces):
     assert assistant and all(m.get("usage", {}).get("completion_tokens", 0) > 0 for m in assistant)
     assert data["totals"]["executions"] >= 1
     assert any((result.run_dir / "workspace").glob("block*.py"))
+    first = [c for c in data["candidates"] if c["attempt"] == 1 and c["turn"] == 1]
+    assert len(first) == 4 and all(c["usage"]["extra"]["batched"] for c in first[1:])  # sampled ones together
+    assert not first[0]["usage"]["extra"]["batched"]  # the greedy one alone: today's greedy reply
+    assert sum(1 for c in first if c["chosen"]) == 1
 
 
 def test_main_job_command_as_a_user_runs_it(sandbox_image, workspaces):

@@ -55,9 +55,11 @@ class ChatHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
+        choices = range(int(body.get("n") or 1) if server.honour_n else 1)
         self._chunk({"role": "assistant", "content": ""})
         for piece in server.pieces:
-            self._chunk({"content": piece})
+            for index in choices:  # a server that honours `n` sends each choice's pieces under its index
+                self._chunk({"content": piece}, index=index)
             time.sleep(0.01)
             if server.lockstep is not None and not server.stalled:
                 shown = server.lockstep.acquire(timeout=10)
@@ -72,8 +74,8 @@ class ChatHandler(BaseHTTPRequestHandler):
     def _base(self) -> dict:
         return {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1700000000, "model": "x"}
 
-    def _chunk(self, delta: dict, finish: str | None = None) -> None:
-        self._event({**self._base(), "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    def _chunk(self, delta: dict, finish: str | None = None, index: int = 0) -> None:
+        self._event({**self._base(), "choices": [{"index": index, "delta": delta, "finish_reason": finish}]})
 
     def _event(self, data: dict) -> None:
         self.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
@@ -95,7 +97,7 @@ class ChatHandler(BaseHTTPRequestHandler):
 def server():
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), ChatHandler)
     httpd.seen, httpd.pieces, httpd.usage = [], pieces_of(REPLY), "send"
-    httpd.lockstep, httpd.waits, httpd.stalled, httpd.fail = None, [], False, None
+    httpd.lockstep, httpd.waits, httpd.stalled, httpd.fail, httpd.honour_n = None, [], False, None, False
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield httpd
@@ -312,3 +314,19 @@ def test_every_entry_of_configs_llm_yaml_builds():
         assert described["name"] == name and described["provider"] == models.models[name]["provider"]
     assert build_provider("ollama").describe()["base_url"] == "http://localhost:11434/v1"
     assert build_provider(None).describe()["provider"] == "llama_cpp"
+
+
+@pytest.mark.parametrize("honour_n", [True, False])
+def test_candidates_are_asked_with_n_or_one_request_each_where_the_server_ignores_it(server, honour_n):
+    """complete_many: the first candidate streams on its own request; the sampled ones go as one request with `n`,
+    and a server that sends back fewer choices than asked is asked again, one request per missing candidate."""
+    server.honour_n = honour_n
+    provider = build_provider({"provider": "openai", "model": "x", "base_url": _url(server), "api_key_optional": True})
+    shown: list[str] = []
+    replies = provider.complete_many([{"role": "user", "content": "hi"}],
+                                     [provider.sampling_params(None, 0, 1.0)] +
+                                     [provider.sampling_params(0.7, seed, 0.95) for seed in (1, 2, 3)],
+                                     on_token=shown.append)
+    assert [text for text, _ in replies] == [REPLY] * 4 and "".join(shown) == REPLY  # only the first streamed
+    asked = sorted((s["body"].get("n") or 1, s["body"].get("temperature")) for s in server.seen)
+    assert asked == ([(1, 0.0), (3, 0.7)] if honour_n else [(1, 0.0), (1, 0.7), (1, 0.7), (3, 0.7)])

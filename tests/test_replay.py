@@ -277,7 +277,9 @@ def test_html_export_renders_in_chromium(repaired_run, tmp_path):
         browser.js("document.querySelector('.exec.ok summary').click()")
         assert browser.js("document.querySelector('.exec.ok pre').checkVisibility()") is True
         assert browser.js("document.querySelector('.exec.ok pre').innerText").strip() == "45"
-        assert "✔ stdout_contains: '45'" in browser.js("document.querySelector('ul.checks').innerText")
+        checks = browser.js("[...document.querySelectorAll('ul.checks')].map(u => u.innerText)")
+        assert "✘ stdout_contains: '45'" in checks[0]  # the checks ran after the failed turn too
+        assert "✔ stdout_contains: '45'" in checks[1]
         assert browser.js("performance.getEntriesByType('resource').length") == 0  # nothing fetched
         browser.js("document.querySelector('.exec.ok summary').click()")
         shot = tmp_path / "run.png"

@@ -275,12 +275,14 @@ def test_failed_checks_show_expected_and_the_closest_output_line():
 def test_file_preview_shows_the_head_of_each_file_within_its_budget():
     files = {"data.csv": "".join(f"row{i},{i}\n" for i in range(1, 51)), "notes.md": "```\ncode\n```\n"}
     text = briefed_task("Sum the rows.", files, 3)
-    assert text.startswith("Sum the rows.\n\n") and "data.csv (50 lines):\n```\nrow1,1\nrow2,2\nrow3,3\n" in text
-    assert "... (47 lines more)" in text and "row4,4" not in text
-    assert "notes.md (3 lines):\n````\n```\ncode\n```\n````" in text  # a fence in the data cannot close the preview
+    # the path alone on its line (copied after `# filename:` it is exactly the path), what was cut said after the fence
+    assert text.startswith("Sum the rows.\n\n") and "\ndata.csv\n```\nrow1,1\nrow2,2\nrow3,3\n```\n" in text
+    assert "```\n(the first 3 of 50 lines shown)" in text and "row4,4" not in text
+    assert "\nnotes.md\n````\n```\ncode\n```\n````" in text  # a fence in the data cannot close the preview
     assert briefed_task("Sum the rows.", files, 0) == "Sum the rows." == briefed_task("Sum the rows.", {}, 30)
-    capped = file_preview({"big.txt": "x" * 90 + "\n" + "y" * 90}, 10, chars=100)
-    assert "x" * 90 in capped and "yyy" not in capped and "... (1 line more)" in capped
+    capped = file_preview({"big.txt": "x" * 90 + "\n" + "y" * 90, "more.txt": "z" * 50}, 10, chars=100)
+    assert "x" * 90 in capped and "yyy" not in capped and "```\n(the first 1 of 2 lines shown)" in capped
+    assert "(not shown, to keep this message short: more.txt)" in capped and "zzz" not in capped
 
 
 def test_every_attempt_starts_with_the_task_and_a_preview_of_the_scenario_files(workspaces, loop_file):
@@ -291,7 +293,7 @@ def test_every_attempt_starts_with_the_task_and_a_preview_of_the_scenario_files(
     t = load_transcript(result.run_dir)
     tasks = [m["content"] for m in t["messages"] if m["role"] == "task"]
     assert result.status == "success" and len(tasks) == 1, result.reason  # the file has 2 lines: attempt 1 passes
-    assert "prices.csv (2 lines):\n```\nitem,price\n... (1 line more)\n```" in tasks[0]
+    assert "\nprices.csv\n```\nitem,price\n```\n(the first 1 of 2 lines shown)" in tasks[0]
     assert t["scenario"]["strategy"]["file_preview"] == 1
 
 

@@ -320,3 +320,18 @@ def test_the_reply_of_a_run_started_from_the_cli_streams_into_its_page(site):
     finally:
         proc.wait(timeout=60)
     assert load_transcript(run)["status"] == "success"
+
+
+def test_a_runs_candidates_are_listed_collapsed_on_its_page_and_open_on_a_click(site, browser, tmp_path):
+    server, root, scenarios = site
+    write(scenarios, "cands", [py("print(41)"), py("print(42)"), "TERMINATE"], checks=[{"stdout_contains": "42"}],
+          strategy={"attempts": 1, "candidates": 2})
+    start_from_page(browser, server, "cands.yaml")
+    group = until(browser, lambda d: d.find_element("css selector", "#timeline details.candidates"))
+    assert "2 candidates for attempt 1 turn 1: candidate 2 chosen" in group.text
+    items = group.find_elements("css selector", "details.candidate")
+    assert len(items) == 2 and not items[0].is_displayed()  # collapsed until the group is opened
+    group.find_element("css selector", "summary").click()
+    until(browser, lambda d: items[0].is_displayed())
+    assert "(chosen)" in items[1].text and "(chosen)" not in items[0].text
+    shot(browser, tmp_path, "ui-candidates")

@@ -69,6 +69,8 @@ class LoadedModel:
     formatter: Any
     lock: threading.Lock
     load_s: float
+    batched: Any = None
+    """The BatchedDecoder for several replies at once (agents/models/batched.py), made on first use."""
 
 
 _MODELS: dict[tuple[str, int, int], LoadedModel] = {}
@@ -85,6 +87,8 @@ def _close_models() -> None:
     for model in loaded:
         close = getattr(model.llm, "close", None)
         try:
+            if model.batched is not None:
+                model.batched.close()
             if close is not None:
                 close()
         except Exception:
@@ -210,6 +214,65 @@ def chat(model: LoadedModel, messages: list[dict[str, Any]], *, max_tokens: int,
                              extra=extra)
 
 
+def batched_decoder(model: LoadedModel, n_seq: int, max_tokens: int) -> Any:
+    """The model's decoder for `n_seq` sequences (made, or made larger, on demand): room for the longest prompt
+    `chat` allows plus every sequence's reply."""
+    from agents.models.batched import BatchedDecoder
+
+    llm = model.llm
+    n_ctx = llm.n_ctx() + (n_seq - 1) * max_tokens
+    current = model.batched
+    if current is None or current.n_seq < n_seq or current.n_ctx < n_ctx:
+        if current is not None:
+            current.close()
+        model.batched = BatchedDecoder(llm, n_seq, n_ctx, llm.context_params.n_threads)
+    return model.batched
+
+
+def chat_many(model: LoadedModel, messages: list[dict[str, Any]], samplings: list[dict[str, Any]], *,
+              max_tokens: int, on_token: TokenSink | None = None) -> list[tuple[str, Usage]]:
+    """One reply per sampling ({temperature, top_p, seed}); the first streams to on_token. A greedy first reply (or
+    a lone one) is `chat` itself: batched kernels round differently, and a batch-decoded greedy reply drifts from
+    today's greedy reply (seen: clean_emails, a first-turn success, failed that way). The sampled ones are decoded
+    together (agents/models/batched.py), each stopping on its own (end of turn, max_tokens, a loop, salvaged as in
+    `chat`)."""
+    out: list[tuple[str, Usage]] = []
+    for i, s in enumerate(samplings):
+        if (i == 0 and not s.get("temperature")) or len(samplings) - i == 1:
+            text, usage = chat(model, messages, max_tokens=max_tokens, on_token=on_token if i == 0 else None, **s)
+            usage.extra.update(candidate=i + 1, candidates=len(samplings), batched=False)
+            out.append((text, usage))
+        else:
+            return out + _decode_together(model, messages, samplings, i, max_tokens=max_tokens,
+                                          on_token=on_token if i == 0 else None)
+    return out
+
+
+def _decode_together(model: LoadedModel, messages: list[dict[str, Any]], samplings: list[dict[str, Any]],
+                     first: int, *, max_tokens: int, on_token: TokenSink | None) -> list[tuple[str, Usage]]:
+    """The replies of samplings[first:] from one batched decode, numbered as candidates first+1.. of all."""
+    from agents.models.batched import SeqSampling, loop_check
+
+    llm = model.llm
+    n_ctx = llm.n_ctx()
+    seqs = [SeqSampling(float(s.get("temperature") or 0.0), float(s.get("top_p") or 1.0) if s.get("temperature")
+                        else 1.0, int(s.get("seed") or 0)) for s in samplings[first:]]
+    with model.lock:
+        msgs, tokens, notes = fit_messages(model, clean_messages(messages), n_ctx - min(max_tokens, n_ctx // 4))
+        budget = max(1, min(max_tokens, n_ctx - len(tokens) - 1))
+        decoder = batched_decoder(model, len(seqs), budget)
+        reply = StreamedReply(on_token)
+        results, reused = decoder.generate(tokens, seqs, budget, on_token=reply.add, should_stop=loop_check)
+    out = []
+    for i, (res, s) in enumerate(zip(results, seqs), start=first):
+        text, loop_note = stopped_reply(res.text, res.loop)
+        extra: dict[str, Any] = {**notes, "finish_reason": res.finish, "temperature": s.temperature, "seed": s.seed,
+                                 "candidate": i + 1, "candidates": len(samplings), "batched": True, **loop_note}
+        out.append((text, Usage(prompt_tokens=len(tokens), completion_tokens=res.tokens, cached_tokens=reused,
+                                seconds=res.seconds, first_token_s=res.first_token_s, extra=extra)))
+    return out
+
+
 class LlamaCppClient(InProcessClientMixin):
     """AG2 custom model client that runs the provider's local model in this process."""
 
@@ -228,6 +291,22 @@ class LlamaCppClient(InProcessClientMixin):
 
 class LlamaCppProvider(InProcessProviderMixin):
     """Provider for `provider: llama_cpp`."""
+
+    DEFAULT_CANDIDATES = 4
+    """`strategy.candidates: auto` with the embedded model: four replies decoded together (docs/BENCHMARKS.md)."""
+
+    def default_candidates(self) -> int:
+        """Four: they decode in one batch."""
+        return self.DEFAULT_CANDIDATES
+
+    def complete_many(self, messages: list[dict[str, Any]], samplings: list[dict[str, Any]],
+                      on_token: TokenSink | None = None) -> list[tuple[str, Usage]]:
+        """Every sampling's reply from one batched decode (agents/models/batched.py)."""
+        cfg = self.config
+        asked = [{"temperature": s.get("temperature", cfg.temperature), "top_p": s.get("top_p", cfg.top_p),
+                  "seed": s.get("seed", cfg.seed)} for s in samplings]
+        return chat_many(self.model(), messages, asked, max_tokens=cfg.max_tokens,
+                         on_token=on_token if on_token is not None else self.on_token)
 
     Config = LlamaCppConfig
     client_cls = LlamaCppClient

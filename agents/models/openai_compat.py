@@ -8,7 +8,8 @@ time to first token work as they do for the local model.
 from __future__ import annotations
 
 import os
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -65,6 +66,29 @@ def stream_chat(client: Any, model: str, messages: list[dict[str, Any]], *, usag
     prompt = getattr(server_usage, "prompt_tokens", None) if server_usage else None
     completion = getattr(server_usage, "completion_tokens", None) if server_usage else len(reply.parts)
     return reply.text, reply.usage(prompt_tokens=prompt, completion_tokens=completion, extra=info)
+
+
+def stream_choices(client: Any, model: str, messages: list[dict[str, Any]], n: int,
+                   **params: Any) -> list[tuple[str, Usage]]:
+    """One streamed request for `n` choices (the server's `n`); the texts by choice index, as many as came back
+    (a server that ignores `n` sends one)."""
+    reply = StreamedReply(None)
+    parts: dict[int, list[str]] = {}
+    finish: dict[int, str | None] = {}
+    stream = client.chat.completions.create(model=model, messages=clean_messages(messages), stream=True, n=n,
+                                            **params)
+    for chunk in stream:
+        for choice in chunk.choices or []:
+            finish[choice.index] = choice.finish_reason or finish.get(choice.index)
+            text = choice.delta.content if choice.delta else None
+            if text:
+                reply.add(text)
+                parts.setdefault(choice.index, []).append(text)
+    info = {k: params[k] for k in ("temperature", "seed") if k in params}
+    return [("".join(parts.get(i, [])), reply.usage(completion_tokens=len(parts.get(i, [])),
+                                                     extra={"finish_reason": finish.get(i), "streamed": True,
+                                                            "usage_from": "counted", "n": n, **info}))
+            for i in sorted(set(parts) | set(finish))][:n]
 
 
 class OpenAIStreamClient(InProcessClientMixin):
@@ -130,7 +154,7 @@ class OpenAIProvider(InProcessProviderMixin):
         """One streamed reply; server errors become one line with the fix."""
         import openai
 
-        try:
+        with self.server_errors():
             try:
                 return stream_chat(self.client(), self.config.model, messages, on_token=on_token,
                                    usage_in_stream=self.usage_in_stream, **params)
@@ -140,6 +164,14 @@ class OpenAIProvider(InProcessProviderMixin):
                 self.usage_in_stream = False  # an older server: ask again without it, and count
                 return stream_chat(self.client(), self.config.model, messages, on_token=on_token,
                                    usage_in_stream=False, **params)
+
+    @contextmanager
+    def server_errors(self) -> Iterator[None]:
+        """The server's errors as one line with the fix (ModelUnavailable or CodeduetError)."""
+        import openai
+
+        try:
+            yield
         except openai.APIConnectionError as exc:
             raise ModelUnavailable(f"model '{self.name}': cannot reach {self.where} ({exc}): start the server or "
                                    "fix base_url (configs/llm.yaml or the scenario's model:)") from None
@@ -153,6 +185,35 @@ class OpenAIProvider(InProcessProviderMixin):
             detail = exc.body.get("message") if isinstance(exc.body, dict) else None
             raise CodeduetError(f"model '{self.name}': {self.where} answered HTTP {exc.status_code}: "
                                 f"{(str(detail or exc.message).splitlines() or [''])[0][:200]}") from None
+
+    def complete_many(self, messages: list[dict[str, Any]], samplings: list[dict[str, Any]],
+                      on_token: TokenSink | None = None) -> list[tuple[str, Usage]]:
+        """The first sampling streamed as one request; the others asked together with the server's `n` (they share
+        a temperature) while it streams, each on its own request where the server does not honour `n`."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        def params(s: dict[str, Any]) -> dict[str, Any]:
+            out = {"temperature": self.config.temperature, **s}
+            if self.config.max_tokens:
+                out["max_tokens"] = self.config.max_tokens
+            return out
+
+        first, rest = samplings[0], samplings[1:]
+        with ThreadPoolExecutor(max_workers=max(1, len(samplings))) as pool:
+            head = pool.submit(self.chat, messages, on_token if on_token is not None else self.on_token,
+                               **params(first))
+            extra: list[tuple[str, Usage]] = []
+            if rest and len({(s.get("temperature"), s.get("top_p")) for s in rest}) == 1 and len(rest) > 1:
+                try:
+                    with self.server_errors():
+                        extra = stream_choices(self.client(), self.config.model, messages, len(rest),
+                                               **params(rest[0]))
+                except ModelUnavailable:
+                    raise
+                except CodeduetError:
+                    extra = []  # the server refused `n`: one request each, below
+            missing = pool.map(lambda s: self.chat(messages, None, **params(s)), rest[len(extra):])
+            return [head.result(), *extra, *missing]
 
     @property
     def where(self) -> str:

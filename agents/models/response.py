@@ -109,6 +109,9 @@ class InProcessProviderMixin:
     client_cls: type
     config: Any
 
+    on_token: TokenSink | None = None
+    """The streaming sink given to attach (where the first of several candidates streams)."""
+
     def __init__(self, name: str, config: Any):
         self.name = name
         self.config = config
@@ -121,7 +124,12 @@ class InProcessProviderMixin:
 
     def attach(self, agent: Any, on_token: TokenSink | None = None) -> None:
         """Register the client class on the assistant."""
+        self.on_token = on_token
         agent.register_model_client(self.client_cls, provider=self, on_token=on_token)
+
+    def default_candidates(self) -> int:
+        """One reply per turn unless the backend decodes several together (the llama.cpp provider says 4)."""
+        return 1
 
     def secrets(self) -> list[str]:
         """An in-process model holds no key."""

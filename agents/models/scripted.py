@@ -49,17 +49,9 @@ class ScriptedClient(InProcessClientMixin):
 
     def create(self, params: dict[str, Any]) -> Any:
         """Return the next reply."""
-        started = time.perf_counter()
         self.provider.requests.append(list(params.get("messages") or []))
         text = self.provider.next_reply()
-        if self.provider.config.delay_s:
-            time.sleep(self.provider.config.delay_s)
-        if self.on_token:
-            for line in text.splitlines(keepends=True):
-                self.on_token(line)
-                if self.provider.config.line_delay_s:
-                    time.sleep(self.provider.config.line_delay_s)
-        return self.answered(text, Usage(seconds=round(time.perf_counter() - started, 4)))
+        return self.answered(text, self.provider.play(text, self.on_token))
 
 
 class ScriptedProvider(InProcessProviderMixin):
@@ -80,6 +72,29 @@ class ScriptedProvider(InProcessProviderMixin):
             self.index += 1
             return self.config.replies[self.index - 1]
         return self.config.when_exhausted
+
+    def play(self, text: str, on_token: Any = None) -> Usage:
+        """Wait and stream the reply as the entry says (delay_s, then line by line); its Usage."""
+        started = time.perf_counter()
+        if self.config.delay_s:
+            time.sleep(self.config.delay_s)
+        if on_token:
+            for line in text.splitlines(keepends=True):
+                on_token(line)
+                if self.config.line_delay_s:
+                    time.sleep(self.config.line_delay_s)
+        return Usage(seconds=round(time.perf_counter() - started, 4))
+
+    def complete_many(self, messages: list[dict[str, Any]], samplings: list[dict[str, Any]],
+                      on_token: Any = None) -> list[tuple[str, Usage]]:
+        """The next len(samplings) replies, in order; the first streams."""
+        sink = on_token if on_token is not None else self.on_token
+        out = []
+        for i, _ in enumerate(samplings):
+            self.requests.append(list(messages))
+            text = self.next_reply()
+            out.append((text, self.play(text, sink if i == 0 else None)))
+        return out
 
     def check_ready(self, console: Console | None = None) -> None:
         """Always ready."""

@@ -7,8 +7,11 @@ from pathlib import Path
 from string import Template
 
 HERE = Path(__file__).parent
-PROMPT_VERSION = "v5"
+PROMPT_VERSION = "v6"
 """The prompts' version, recorded in every transcript.
+- v6: with checks, every report gives their verdict first ("these decide success") and the model's own run as
+  information; a command-line tool run bare is reported as printing its usage, not as a failure; file previews put
+  the path alone on its line.
 - v5: for a task about Python files the system prompt teaches `# filename:` (a block saves a file), feedback lists
   the files a reply changed and, when a check fails, shows the files it saved.
 - v4: a prose-only reply is kept and the code it describes asked for (prose_followup).

@@ -15,7 +15,7 @@ from pygments.util import ClassNotFound
 from agents.changes import DIFF_FILE, changes_title, line_kinds, shown_diff
 from agents.codeblocks import FENCE
 from agents.replay.show import message_time, model_label, parse_time, sandbox_label, totals_label
-from agents.replay.timeline import attempt_label, rejected_label, timeline
+from agents.replay.timeline import attempt_label, candidate_label, candidates_label, rejected_label, timeline
 
 CSS_FILE = Path(__file__).with_name("page.css")
 SIDE = {"assistant": "left", "task": "right", "human": "right", "execution": "right", "user_proxy": "right"}
@@ -58,8 +58,8 @@ def content_html(content: str | None) -> str:
 
 def execution_html(e: dict[str, Any]) -> str:
     """One execution: a status line, then its output in a <details> (open when it failed)."""
-    ok = e.get("exit_code") == 0
-    flags = [f.replace("_", " ") for f in ("timed_out", "truncated", "oom_killed", "disk_full") if e.get(f)]
+    ok = e.get("exit_code") == 0 or bool(e.get("usage"))  # a command-line tool run bare printed its usage
+    flags = [f.replace("_", " ") for f in ("timed_out", "truncated", "oom_killed", "disk_full", "usage") if e.get(f)]
     output = e.get("output") or ""
     lines = output.count("\n") + (1 if output and not output.endswith("\n") else 0)
     head = (f'<span class="mark">{"✔" if ok else "✘ FAILED"}</span> {esc(e.get("filename") or "block")} · '
@@ -167,9 +167,24 @@ def timeline_html(t: dict[str, Any]) -> str:
                 if item.get("follow_up") else ""
             parts.append(f'<details class="rejected" data-role="rejected"><summary>{esc(rejected_label(item))}'
                          f'</summary>{content_html(item.get("content"))}{follow_up}</details>')
+        elif kind == "candidates":  # collapsed: the chosen one is the message that follows
+            inner = "".join(f'<details class="candidate" data-role="candidate" '
+                            f'data-chosen="{esc(bool(c.get("chosen")))}"><summary>{esc(candidate_label(c))}</summary>'
+                            f'{content_html(c.get("content"))}{_candidate_output(c)}</details>'
+                            for c in item["items"])
+            parts.append(f'<details class="candidates" data-role="candidates"><summary>{esc(candidates_label(item))}'
+                         f'</summary>{inner}</details>')
         else:
             parts.append(message_html(item, started))
     return "".join(parts)
+
+
+def _candidate_output(event: dict[str, Any]) -> str:
+    """What a candidate's run printed (its last block), escaped; '' when it did not run."""
+    runs = (event.get("outcome") or {}).get("executions") or []
+    if not runs:
+        return ""
+    return f'<pre class="output">{esc(runs[-1].get("output") or "(no output)")}</pre>'
 
 
 def render_html(t: dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from agents.changes import DIFF_FILE, changes_title, line_kinds, shown_diff
 from agents.display import heading, show_message
-from agents.replay.timeline import attempt_label, rejected_label, timeline
+from agents.replay.timeline import attempt_label, candidate_label, candidates_label, rejected_label, timeline
 
 DIFF_STYLE = {"add": "green", "del": "red", "hunk": "cyan", "head": "bold", "note": "yellow"}
 STATUS_STYLE = {"success": "bold green", "failed": "bold red", "max_replies": "bold yellow",
@@ -118,6 +118,11 @@ def show_run(console: Console, t: dict[str, Any], step: bool = False) -> None:
             continue
         if kind == "rejected":
             console.print(f"[dim yellow]↺ {rejected_label(item)}[/]", soft_wrap=True)
+            continue
+        if kind == "candidates":  # one line each; their code is in the transcript and their run folders
+            console.print(f"[dim cyan]⋔ {candidates_label(item)}[/]", soft_wrap=True)
+            for c in item["items"]:
+                console.print(f"[dim]    {candidate_label(c)}[/]", soft_wrap=True)
             continue
         if step and shown and not wait_for_enter(console, shown, len(messages)):
             step = False

@@ -6,23 +6,31 @@ from typing import Any, Iterator
 
 
 def timeline(t: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Yields ("attempt", summary) before each attempt of a multi-attempt run, ("rejected", event) before the
-    message that replaced a rejected repeat, and ("message", message)."""
+    """Yields ("attempt", summary) before each attempt of a multi-attempt run, ("candidates", {attempt, turn, items})
+    before the reply chosen among them, ("rejected", event) before the message that replaced a rejected repeat, and
+    ("message", message)."""
     messages = t.get("messages") or []
     summaries = {a.get("attempt"): a for a in t.get("attempts") or []}
     multi = len({m.get("attempt") or 1 for m in messages}) > 1 or len(summaries) > 1
     rejected: dict[int, list[dict[str, Any]]] = {}
     for r in t.get("rejected_replies") or []:
         rejected.setdefault(int(r.get("before_message", len(messages))), []).append(r)
+    candidates: dict[int, list[dict[str, Any]]] = {}
+    for c in t.get("candidates") or []:
+        candidates.setdefault(int(c.get("before_message", len(messages))), []).append(c)
     current = None
     for i, m in enumerate(messages):
         attempt = m.get("attempt") or 1
         if multi and attempt != current:
             current = attempt
             yield "attempt", summaries.get(attempt) or {"attempt": attempt}
+        if group := candidates.pop(m.get("index", i), []):
+            yield "candidates", {"attempt": group[0].get("attempt"), "turn": group[0].get("turn"), "items": group}
         for r in rejected.pop(m.get("index", i), []):
             yield "rejected", r
         yield "message", m
+    for group in candidates.values():  # candidates after the last message (a run cut short)
+        yield "candidates", {"attempt": group[0].get("attempt"), "turn": group[0].get("turn"), "items": group}
     for rest in rejected.values():  # rejected after the last message (a run cut short)
         for r in rest:
             yield "rejected", r
@@ -53,3 +61,33 @@ def rejected_label(event: dict[str, Any]) -> str:
         return f"rejected prose reply: {where} held no code block and no TERMINATE{kept}"
     return (f"rejected repeat: {where} sent the code of attempt {rep.get('attempt')} turn {rep.get('turn')} again; "
             "not executed, asked again")
+
+
+def candidates_label(group: dict[str, Any]) -> str:
+    """'4 candidates for attempt 1 turn 1: candidate 3 chosen (2 set aside)'."""
+    items = group.get("items") or []
+    chosen = next((c.get("index") for c in items if c.get("chosen")), None)
+    aside = sum(1 for c in items if c.get("rejected"))
+    return (f"{len(items)} candidates for attempt {group.get('attempt')} turn {group.get('turn')}: "
+            + (f"candidate {chosen} chosen" if chosen is not None else "none chosen")
+            + (f" ({aside} set aside)" if aside else ""))
+
+
+def candidate_label(event: dict[str, Any]) -> str:
+    """'candidate 2 (temperature 0.70, seed 10152): 1/2 checks passed, exit 0, same output as 1 other [chosen]'."""
+    sampling = event.get("sampling") or {}
+    temp = sampling.get("temperature")
+    how = f"temperature {temp:.2f}, seed {sampling.get('seed')}" if temp is not None else "greedy"
+    head = f"candidate {event.get('index')} ({how})"
+    if event.get("rejected"):
+        return f"{head}: set aside ({event['rejected']}), not run"
+    outcome = event.get("outcome")
+    if not outcome:
+        return f"{head}: not run"
+    score = event.get("score") or {}
+    checks = len(outcome.get("checks") or [])
+    parts = [f"{score.get('checks_passed', 0)}/{checks} checks passed"] if checks else []
+    parts.append(outcome.get("summary") or outcome.get("kind", ""))
+    if (score.get("agree") or 0) > 1:
+        parts.append(f"same output as {score['agree'] - 1} other(s)")
+    return f"{head}: " + ", ".join(parts) + (" (chosen)" if event.get("chosen") else "")

@@ -43,13 +43,21 @@ class ScriptNamedAsData(ValueError):
     small models write): it runs as a script and the data file is left alone; the message says so."""
 
 
+REPORT_NOTE = re.compile(r"\s*\(\s*[\d.,]+\s*(?:lines?|bytes?|B|KiB|MiB|GiB|TiB|kB|KB|MB|GB)\s*\)\s*:?\s*$",
+                         re.IGNORECASE)
+"""A size or line count as codeduet's previews and reports print it after a path (`(11 lines)`, `(308 B)`)."""
+
+
 def declared_filename(code: str) -> str | None:
-    """The path a block's first line names with an explicit `filename:` comment ('' when it names none), else None."""
+    """The path a block's first line names with an explicit `filename:` comment ('' when it names none), else None.
+    A size or line count copied from our previews (`# filename: pkg/cart.py (11 lines)`) and a trailing colon are
+    not part of it."""
     first = code.lstrip("\n").split("\n", 1)[0].strip()
     for pattern in PATTERNS:
         match = pattern.match(first)
         if match:
-            return match.group(1).strip().strip("`'\"").strip()
+            name = REPORT_NOTE.sub("", match.group(1).strip()).rstrip(":").strip()
+            return name.strip("`'\"").strip()
     return None
 
 

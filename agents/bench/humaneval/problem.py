@@ -23,7 +23,7 @@ def bench_strategy(mode: str, attempts: int | None, overrides: dict[str, Any] | 
     """The scenario's `strategy:` block: the product's defaults (agents.scenario.StrategyConfig), one attempt for
     single pass, and the bench's --attempts (and any other override) on top."""
     if mode == "single":
-        return {"attempts": 1, "max_resamples": 0}
+        return {"attempts": 1, "max_resamples": 0, "candidates": 1}
     return {**(overrides or {}), **({"attempts": attempts} if attempts is not None else {})}
 
 
@@ -92,7 +92,9 @@ def run_mode(problem: dict[str, Any], examples: dict[str, Any], mode: str, max_a
     reply, sampled repair turns, repeats re-asked, fresh attempts until the docstring examples pass.
     with_single (loop only): also return the single-pass record, scored from the loop's first reply. The first
     request is the same as a single run's (same system message, task and model; greedy decoding), so this is
-    the single-pass answer without generating it twice."""
+    the single-pass answer without generating it twice. Not when the first turn had several candidates: decoded
+    in a batch, its greedy one is not bit-identical to a lone greedy reply, so no single record is returned and
+    the caller runs the single pass on its own."""
     folder = out / "scenarios" / slug(problem["task_id"])
     visible = examples["examples"]
     limit = 0 if mode == "single" else max_auto_reply
@@ -123,7 +125,8 @@ def run_mode(problem: dict[str, Any], examples: dict[str, Any], mode: str, max_a
         greedy_final = scoring.hidden(choose(greedy)) if greedy and len(result.attempts) > 1 else None
         greedy_none = not greedy and len(result.attempts) > 1  # attempt 1 wrote no code: it solved nothing
         single = None
-        if with_single and mode == "loop":
+        batched_first = any((c.get("attempt"), c.get("turn")) == (1, 1) for c in transcript.get("candidates") or [])
+        if with_single and mode == "loop" and not batched_first:  # (several candidates: the caller runs single)
             reply = _first_reply(messages, transcript)
             single = scoring.hidden(scoring.visible(Candidate.build("single", python_blocks([reply] if reply else []),
                                                                     problem)))

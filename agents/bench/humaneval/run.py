@@ -142,6 +142,9 @@ def run_bench(console: Console, cfg: BenchConfig, model_for: ModelFor | None = N
                     new = run_mode(problem, visible[problem["task_id"]], mode, cfg.max_auto_reply, out, cfg.model,
                                    model_for, with_single=cfg.shared_single, attempts=cfg.attempts,
                                    strategy=cfg.strategy)
+                    if cfg.shared_single and not any(r["mode"] == "single" for r in new):  # candidates: on its own
+                        new += run_mode(problem, visible[problem["task_id"]], "single", cfg.max_auto_reply, out,
+                                        cfg.model, model_for, attempts=cfg.attempts, strategy=cfg.strategy)
                     for record in sorted(new, key=lambda r: r["mode"] != "single"):
                         _append(out, record)
                         records.append(record)

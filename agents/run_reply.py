@@ -1,0 +1,62 @@
+"""Running one assistant reply in a sandbox: its blocks in order, then the checks, then the report.
+
+The proxy runs every kept reply through here in the attempt's own sandbox; candidates (agents/candidates.py) run
+through the same function, each in a fresh sandbox on a copy of the workspace.
+"""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from typing import Callable
+
+from agents.budget import TimeBudget
+from agents.checks import run_checks
+from agents.cli_usage import is_usage_exit
+from agents.codeblocks import classify_reply, extract_code_blocks
+from agents.feedback import Outcome, execution_feedback
+from agents.prompts import render
+from agents.protocols import Display, Executor
+from agents.scenario import Scenario
+from agents.workspace_view import changes, hidden, redefined_modules, snapshot
+
+
+def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: Display | None = None,
+              budget: TimeBudget | None = None,
+              seen: Callable[[str], Outcome | None] | None = None) -> Outcome:
+    """Save and run the reply's blocks in order (a `# filename:` block saves its file, and runs it when it is
+    Python), stopping at the first failure; then the checks, whatever the exit code, unless nothing was saved or
+    run (a refused file). seen(content) answers a reply that must not run (code that already ran) instead."""
+    kind = classify_reply(content)  # an unclosed block (cut off) is incomplete code: never run it
+    if kind in ("empty", "unclosed", "no_code"):
+        return Outcome(kind, feedback=render(kind))
+    blocks = extract_code_blocks(content)
+    if kind == "unsupported":
+        return Outcome("unsupported", feedback=render("unsupported", language=blocks[0].language))
+    runnable = [b for b in blocks if b.actionable]  # Python to run, and files to save (`# filename:`)
+    answered = seen(content) if seen is not None else None
+    if answered is not None:
+        return answered
+    budget = budget or TimeBudget(None)
+    outcome = Outcome("executed")
+    workspace = executor.workspace
+    start = before = snapshot(workspace)
+    for block in runnable:
+        named = block.filename is not None
+        showing = display.executing(len(outcome.results) + 1, len(runnable)) if display else nullcontext()
+        with showing, budget.capped(executor):
+            result = executor.execute(block.code, "python" if named else block.runnable_as or "python")
+        after = snapshot(workspace)
+        result.files, before = changes(before, after), after
+        if named and not result.refused and result.filename and not hidden(result.filename):
+            outcome.written.append(result.filename)  # (a script named as a data file ran as blockNN.py)
+            result.usage = is_usage_exit(result, block.code)  # a command-line tool run bare: not a crash
+        outcome.results.append(result)
+        if result.exit_code != 0 and not (named and result.filename and block is not runnable[-1]):
+            break  # a saved module's own run may fail (a CLI without its arguments): the blocks after it test it
+    outcome.files = changes(start, before)
+    ran = [b.code for b, r in zip(runnable, outcome.results) if b.filename is None and not r.refused]
+    outcome.redefined = redefined_modules(workspace, ran, set(outcome.written))
+    if scenario.checks and not all(r.refused for r in outcome.results):  # they judge, whatever the exit code
+        outcome.checks = run_checks(scenario, executor, outcome.results[-1])
+    outcome.feedback = execution_feedback(outcome, workspace)
+    return outcome

@@ -1,0 +1,143 @@
+"""Candidates: several replies for a turn, each run in its own fresh sandbox, the best one kept (agents/candidates.py).
+Real AG2 conversations with the scripted model (which returns its next N replies for N candidates); the loop on the
+local executor, and the isolation between candidates in real Docker containers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.candidates import Candidate, choose, count_agreement, output_key
+from agents.conversation import RunOptions, run_scenario
+from agents.feedback import Outcome
+from agents.models.config import build_provider
+from agents.protocols import ExecResult
+from agents.scenario import load_scenario
+from agents.transcript import load_transcript
+from tests.conftest import py
+
+
+def events(run_dir, kind: str) -> list[dict]:
+    """The run's events of one kind, from events.jsonl."""
+    lines = (run_dir / "events.jsonl").read_text().splitlines()
+    return [e for e in map(json.loads, lines) if e.get("type") == kind]
+
+
+def test_the_candidate_that_passes_the_checks_continues_the_conversation(loop_file, workspaces):
+    wrong, crash, right = py("print(6 * 7 + 1)"), py("print(1 / 0)"), py("print(6 * 7)")
+    path = loop_file([wrong, crash, right, "never asked"], checks=[{"stdout_contains": "42"}],
+                     strategy={"candidates": 3})
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    t = load_transcript(result.run_dir)
+    assert [m["role"] for m in t["messages"]] == ["task", "assistant", "execution"]
+    assert t["messages"][1]["content"] == right  # the third candidate is what the conversation continues with
+    assert t["messages"][1]["sampling"]["candidate"] == 3
+    found = events(result.run_dir, "candidate")
+    assert [(c["index"], c["chosen"]) for c in found] == [(1, False), (2, False), (3, True)]
+    assert [c["score"]["checks_passed"] for c in found] == [0, 0, 1]
+    assert found[1]["outcome"]["executions"][0]["exit_code"] == 1
+    for c in found:  # each ran in its own copy of the workspace, kept in the run folder
+        assert (result.run_dir / c["workspace"]).is_dir()
+    assert t["candidates"] and len(t["candidates"]) == 3  # the transcript keeps them too
+
+
+def test_replay_and_the_html_page_show_every_candidate_collapsed_before_the_chosen_reply(loop_file, workspaces):
+    import io
+    import re
+
+    from rich.console import Console
+
+    from agents.replay.html import render_html
+    from agents.replay.show import show_run
+
+    wrong, right = py("print(41)"), py("print(42)")
+    path = loop_file([wrong, right, "never asked"], checks=[{"stdout_contains": "42"}], strategy={"candidates": 2})
+    t = load_transcript(run_scenario(load_scenario(path), RunOptions()).run_dir)
+    out = io.StringIO()
+    show_run(Console(file=out, width=200, no_color=True), t)
+    text = out.getvalue()
+    assert "2 candidates for attempt 1 turn 1: candidate 2 chosen" in text
+    assert "candidate 1 (greedy): 0/1 checks passed" in text
+    assert ("candidate 2 (temperature 0.70, seed 10151): 1/1 checks passed, it ran and every check passed "
+            "(chosen)") in text
+    assert text.index("candidate 2 chosen") < text.index("print(42)")  # listed before the reply that goes on
+    page = render_html(t)
+    group = re.search(r'<details class="candidates".*?</details></details>', page, re.DOTALL).group(0)
+    assert group.count('data-role="candidate"') == 2 and 'data-chosen="True"' in group
+    assert "class=\"mi\">41<" in group and "<pre class=\"output\">41" in group  # each one's code and output
+
+
+def test_when_no_check_decides_the_largest_cluster_of_equal_outputs_wins(loop_file, workspaces):
+    five, six, six_again = py("print(5)"), py("print(3 * 2)"), py("print(6)")
+    path = loop_file([five, six, six_again, "TERMINATE"], strategy={"candidates": 3, "attempts": 1})
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert load_transcript(result.run_dir)["messages"][1]["content"] == six  # 2 agree on 6; the earlier of them
+    assert [c["score"]["agree"] for c in events(result.run_dir, "candidate")] == [1, 2, 2]
+
+
+def test_a_candidate_that_repeats_code_that_ran_is_set_aside_without_running(loop_file, workspaces):
+    first, other, again, fixed = py("print(1)"), py("print(2)"), py("print( 1 )"), py("print(42)")
+    # attempt 1: two candidates fail the check, the first continues and the model gives up; attempt 2's first turn
+    # has two candidates: the code attempt 1 ran, written again (set aside), and `fixed`
+    path = loop_file([first, other, "TERMINATE", again, fixed, "never asked"], checks=[{"stdout_contains": "42"}],
+                     strategy={"candidates": 2, "attempts": 2})
+    result = run_scenario(load_scenario(path), RunOptions())
+    found = [c for c in events(result.run_dir, "candidate") if c["attempt"] == 2]
+    assert found[0]["rejected"] == "repeat" and "outcome" not in found[0]
+    assert found[1]["chosen"] and result.status == "success", result.reason
+
+
+def test_a_person_steering_gets_one_reply_a_turn(loop_file, workspaces):
+    path = loop_file([py("print(42)"), py("print(43)"), "TERMINATE"], strategy={"candidates": 3},
+                     checks=[{"stdout_contains": "42"}])
+    answers = iter(["", "exit"])
+    result = run_scenario(load_scenario(path), RunOptions(human="ALWAYS"), human=lambda prompt, proxy: next(answers))
+    assert not events(result.run_dir, "candidate")  # nothing runs that the person did not approve
+
+
+def test_auto_means_one_candidate_for_the_scripted_model_and_four_for_the_embedded_one(loop_file, workspaces):
+    path = loop_file([py("print(42)"), "TERMINATE"], checks=[{"stdout_contains": "42"}])
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success" and not events(result.run_dir, "candidate")
+    assert build_provider({"provider": "scripted", "replies": ["x"]}).default_candidates() == 1
+    assert build_provider({"provider": "llama_cpp"}).default_candidates() == 4
+    assert build_provider({"provider": "openai", "model": "m", "api_key_optional": True}).default_candidates() == 1
+
+
+def test_choice_order_checks_then_a_clean_run_then_agreement_then_the_earlier():
+    def cand(index: int, exit_code: int, output: str, passed: list[bool]) -> Candidate:
+        from agents.checks import CheckResult
+
+        outcome = Outcome("executed", results=[ExecResult(exit_code, output, 0.1)],
+                          checks=[CheckResult(f"c{i}", p) for i, p in enumerate(passed)])
+        return Candidate(index, f"reply {index}", {}, outcome=outcome)
+
+    field = [cand(1, 0, "7", [True, False]), cand(2, 1, "boom", [True, True]), cand(3, 0, "7", [False, False])]
+    count_agreement(field)
+    assert choose(field).index == 2  # every check passed, even though its own run crashed
+    field = [cand(1, 1, "x", [True, False]), cand(2, 0, "y", [True, False]), cand(3, 0, "z", [False, False])]
+    count_agreement(field)
+    assert choose(field).index == 2  # same checks passed: the clean run wins
+    field = [cand(1, 0, "1", []), cand(2, 0, "2 ", []), cand(3, 0, "2", [])]
+    count_agreement(field)
+    assert choose(field).index == 2 and output_key(field[1].outcome) == output_key(field[2].outcome)
+    lone = [Candidate(1, "prose", {}, rejected="no_code"), Candidate(2, "cut", {}, rejected="cut")]
+    assert choose(lone).index == 1  # nothing ran: the turn's own reply goes on to be re-asked as usual
+
+
+@pytest.mark.docker
+def test_each_candidate_runs_in_its_own_fresh_container(scenario_file, workspaces, sandbox_image):
+    # the first candidate leaves a file and a process-wide marker behind; the second must see neither
+    leave = py("open('left.txt', 'w').write('x')\nimport os\nprint('left', os.getpid())")
+    look = py("import os\nprint('sees left.txt' if os.path.exists('left.txt') else 'clean workspace')")
+    path = scenario_file([leave, look, "TERMINATE"], files={"data.txt": "d"}, strategy={"candidates": 2,
+                         "attempts": 1}, checks=[{"stdout_contains": "clean workspace"}])
+    result = run_scenario(load_scenario(path), RunOptions())
+    found = events(result.run_dir, "candidate")
+    assert "clean workspace" in found[1]["outcome"]["executions"][0]["output"]
+    assert found[1]["chosen"] and result.status == "success", result.reason
+    assert (result.run_dir / found[0]["workspace"] / "left.txt").is_file()
+    assert not (result.run_dir / found[1]["workspace"] / "left.txt").exists()
+    assert (result.run_dir / found[1]["workspace"] / "data.txt").read_text() == "d"  # a copy of the workspace

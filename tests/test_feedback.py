@@ -1,0 +1,216 @@
+"""Feedback that never misleads: the checks run after every execution and decide success, and a command-line tool
+run bare is reported as printing its usage, not as a failure. Real AG2 conversations with the scripted model, on the
+local executor; the command-line tool case also in the Docker sandbox."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from agents.cli_usage import is_usage_exit, reads_arguments
+from agents.conversation import RunOptions, run_scenario
+from agents.feedback import Outcome
+from agents.protocols import ExecResult
+from agents.scenario import load_scenario
+from agents.transcript import load_transcript
+from tests.conftest import ROOT, py
+
+TOOL = '''# filename: tool.py
+import argparse
+
+
+def count_words(text):
+    return len(text.split())
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Count the words of a file.")
+    parser.add_argument("path")
+    args = parser.parse_args()
+    with open(args.path) as fh:
+        print(count_words(fh.read()))
+
+
+if __name__ == "__main__":
+    main()
+'''
+CHECK = '''import subprocess
+import sys
+
+import tool
+
+
+def test_count_words():
+    assert tool.count_words("a b  c") == 3
+
+
+def test_the_command_line():
+    out = subprocess.run([sys.executable, "tool.py", "words.txt"], capture_output=True, text=True)
+    assert out.stdout.strip() == "4"
+'''
+RUN_IT = ("import subprocess, sys\n"
+          "print(subprocess.run([sys.executable, 'tool.py', 'words.txt'], capture_output=True, text=True).stdout)")
+FILES = {"words.txt": "one two three four\n"}
+
+
+def reply(*blocks: str) -> str:
+    """An assistant reply holding these python blocks, in order."""
+    return "Here it is.\n" + "\n".join(f"```python\n{b}\n```" for b in blocks)
+
+
+def messages(result) -> list[dict]:
+    return load_transcript(result.run_dir)["messages"]
+
+
+@pytest.fixture
+def tool_scenario(scenario_file, tmp_path, request):
+    """A scenario about writing tool.py, with a hidden pytest check on it: tool_scenario(replies, kind, **over)."""
+    (tmp_path / "test_tool.py").write_text(CHECK)
+
+    def make(replies: list[str], kind: str = "local", **overrides):
+        if kind == "docker":
+            request.getfixturevalue("sandbox_image")
+        overrides.setdefault("checks", [{"pytest": "test_tool.py"}])
+        return scenario_file(replies, task="Write tool.py, a command-line tool that prints the word count of a file.",
+                             files=FILES, sandbox={"kind": kind, "timeout": 20}, **overrides)
+    return make
+
+
+# -- the checks run after every execution, and decide --------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+def test_a_saved_cli_tool_run_bare_prints_its_usage_and_the_checks_judge_it(tool_scenario, workspaces, kind):
+    result = run_scenario(load_scenario(tool_scenario([reply(TOOL), "never asked"], kind)), RunOptions())
+    assert result.status == "success", result.reason
+    assert result.reason == "every acceptance check passed"
+    report = messages(result)[2]
+    (execution,) = report["outcome"]["executions"]
+    assert execution["exit_code"] == 2 and execution["usage"] is True and "usage: tool.py" in execution["output"]
+    assert [c["passed"] for c in report["outcome"]["checks"]] == [True]  # they ran, whatever the exit code
+    assert report["outcome"]["success"] is True
+    text = report["content"]
+    assert text.startswith("Acceptance checks (these decide success): every check passed, so the task is done.")
+    assert ("Your run (information only; the checks decide success): saved tool.py; run with no arguments it "
+            "printed its usage (exit 2), as a command-line tool does. Run it with arguments to try it.") in text
+    assert "failed" not in text.lower() and "Fix the cause" not in text
+    from agents.display import outcome_text
+    from agents.replay.html import render_html
+
+    t = load_transcript(result.run_dir)
+    assert t["totals"]["failed_executions"] == 0  # a usage line is not a failure in the totals, the page, the terminal
+    assert '<div class="exec ok" data-exit="2">' in render_html(t) and "✘" not in outcome_text(report["outcome"]).plain
+
+
+def test_the_checks_run_after_a_crash_and_the_report_says_which_part_decides(tool_scenario, workspaces):
+    crash = "import tool\nprint(tool.count_words('a b'))"  # tool.py does not exist yet
+    result = run_scenario(load_scenario(tool_scenario([reply(crash), reply(TOOL)])), RunOptions())
+    assert result.status == "success", result.reason
+    report = messages(result)[2]
+    assert report["outcome"]["executions"][0]["exit_code"] == 1
+    assert [c["passed"] for c in report["outcome"]["checks"]] == [False]  # run although the script crashed
+    text = report["content"]
+    assert text.startswith("Acceptance checks (these decide success): 1 of 1 failed.\n- FAILED pytest (hidden tests)")
+    assert "Your run (information only; the checks decide success): it failed (exit code 1).\nError:\n```" in text
+    assert "ModuleNotFoundError: No module named 'tool'" in text and "Fix the cause of the error. First" in text
+    assert report["outcome"]["summary"].startswith("it failed with exit code 1: ModuleNotFoundError")
+    assert "and 1 of 1 checks failed: pytest (hidden tests): 'test_tool.py'" in report["outcome"]["summary"]
+
+
+def test_when_every_check_passes_a_crash_of_the_models_own_script_does_not_undo_it(workspaces, loop_file):
+    own_test = "open('result.txt', 'w').write('ok')\nassert 1 + 1 == 3, 'my own test is wrong'"
+    result = run_scenario(load_scenario(loop_file([py(own_test), "never asked"],
+                                                  checks=[{"file_exists": "result.txt"}])), RunOptions())
+    assert result.status == "success", result.reason
+    outcome = messages(result)[2]["outcome"]
+    assert outcome["executions"][0]["exit_code"] == 1 and outcome["success"] is True
+    assert outcome["summary"].startswith("every check passed (it failed with exit code 1: AssertionError")
+
+
+def test_an_output_check_judges_only_a_run_that_exited_0(workspaces, loop_file):
+    crash = "values = [3, 1, 2]\nprint(sorted(values)[3])"  # its traceback quotes the line, which holds a 3
+    result = run_scenario(load_scenario(loop_file([py(crash), py("print(sorted([3, 1, 2])[-1])")],
+                                                  checks=[{"stdout_contains": "3"}])), RunOptions())
+    assert result.status == "success", result.reason
+    first = messages(result)[2]
+    assert "values = [3, 1, 2]" in first["outcome"]["executions"][0]["output"]
+    assert first["outcome"]["checks"][0]["passed"] is False and first["outcome"]["success"] is False
+    assert "the last block failed (exit code 1), so its output is not judged" in first["content"]
+
+
+def test_a_refused_file_runs_nothing_so_the_checks_do_not_run(workspaces, loop_file):
+    path = loop_file([py("# filename: /etc/evil.py\nprint(1)"), py("print(42)")],
+                     checks=[{"stdout_contains": "42"}])
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    refused = messages(result)[2]
+    assert refused["outcome"]["checks"] == [] and refused["content"].startswith("The code failed (exit code 1).")
+    assert "Not saved" in refused["content"]
+
+
+def test_a_reply_that_only_saves_a_file_still_gets_the_checks(workspaces, loop_file):
+    path = loop_file(["```text\n# filename: result.txt\nok\n```", "never asked"],
+                     checks=[{"file_exists": "result.txt"}])
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    outcome = messages(result)[2]["outcome"]
+    assert outcome["executions"][0]["saved_only"] and [c["passed"] for c in outcome["checks"]] == [True]
+
+
+# -- a command-line tool run bare -----------------------------------------------------------------------------
+
+def test_without_checks_a_tool_run_bare_is_not_a_failure_and_the_block_running_it_still_runs(tool_scenario,
+                                                                                            workspaces):
+    path = tool_scenario([reply(TOOL), reply(RUN_IT), "never asked"], checks=[])
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success" and result.reason == "the last execution exited 0", result.reason
+    first, second = messages(result)[2], messages(result)[4]
+    assert first["outcome"]["success"] is False  # no checks: the last block must exit 0, and it has not run yet
+    assert first["content"].startswith("Saved tool.py. Run with no arguments it printed its usage (exit 2), as a "
+                                       "command-line tool does: that is not an error.")
+    assert "To try it, run it with arguments" in first["content"] and "failed" not in first["content"].lower()
+    assert first["outcome"]["summary"] == ("tool.py, run with no arguments, printed its usage (exit 2), as a "
+                                           "command-line tool does")
+    assert second["outcome"]["executions"][0]["output"].strip() == "4"
+
+
+def test_a_tool_saved_and_run_with_arguments_in_one_reply_runs_both_blocks(tool_scenario, workspaces):
+    result = run_scenario(load_scenario(tool_scenario([reply(TOOL, RUN_IT)], checks=[])), RunOptions())
+    assert result.status == "success", result.reason
+    report = messages(result)[2]
+    assert [(e["exit_code"], e["usage"]) for e in report["outcome"]["executions"]] == [(2, True), (0, False)]
+    assert report["content"].startswith("The code ran successfully (exit code 0).")
+    assert ("[codeduet: tool.py, run with no arguments, printed its usage (exit 2), as a command-line tool does]\n"
+            "usage: tool.py") in report["content"]
+
+
+def test_a_hand_written_tool_exiting_1_with_a_usage_line_is_a_usage_exit_and_nothing_else_is():
+    hand = "import sys\nif len(sys.argv) < 2:\n    sys.exit('Usage: tool.py FILE')\n"
+    usage = ExecResult(exit_code=1, output="Usage: tool.py FILE\n", duration_s=0.1, filename="tool.py")
+    assert is_usage_exit(usage, hand)
+    assert is_usage_exit(ExecResult(2, "Usage: t.py [OPTIONS] PATH\nError: Missing argument 'PATH'.", 0.1),
+                         "import click\n")
+    assert not is_usage_exit(usage, "print('usage: none')\n")  # does not read its arguments: not a tool
+    crash = "Traceback (most recent call last):\n  File \"tool.py\", line 3\nusage: ValueError: bad\n"
+    assert not is_usage_exit(ExecResult(1, crash, 0.1), hand)  # a crash, whatever it prints
+    assert not is_usage_exit(ExecResult(3, "usage: tool.py FILE", 0.1), hand)
+    assert not is_usage_exit(ExecResult(124, "usage: tool.py FILE", 0.1, timed_out=True), hand)
+    assert reads_arguments("from sys import argv\n") and reads_arguments("import typer\n")
+    assert not reads_arguments("import sys\nprint(sys.version)\n") and not reads_arguments("def (:\n")
+
+
+def test_a_usage_exit_counts_as_running_clean_not_as_a_crash():
+    usage = ExecResult(2, "usage: tool.py [-h] path", 0.1, filename="tool.py", usage=True)
+    crash = ExecResult(1, "Traceback (most recent call last):\nNameError: name 'x' is not defined", 0.1)
+    assert Outcome("executed", [usage]).ran_clean and not Outcome("executed", [crash]).ran_clean
+    assert not Outcome("executed", [usage]).success  # no checks: the last block must exit 0
+    assert "failed" not in Outcome("executed", [usage]).summary()
+
+
+def test_replay_execute_reruns_the_checks_of_a_turn_whose_block_exited_2(tool_scenario, workspaces):
+    result = run_scenario(load_scenario(tool_scenario([reply(TOOL)])), RunOptions())
+    assert result.status == "success", result.reason
+    out = subprocess.run([sys.executable, str(ROOT / "run.py"), "replay", str(result.run_dir), "--execute"],
+                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0 and "1 block(s): 1 match, 0 diverged" in out.stdout, out.stdout + out.stderr
