@@ -106,13 +106,22 @@ def shot(driver, tmp_path: Path, name: str) -> Path:
 
 def until(driver, condition, timeout: float = 60):
     """Wait for condition(driver); an element replaced meanwhile (the page reloaded, the timeline re-rendered) is
-    looked up again on the next poll."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    looked up again on the next poll. Chromium reports such an element either as stale or, from 156 on, as an
+    'unknown error' whose node 'does not belong to the document'."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    wait = WebDriverWait(driver, timeout, poll_frequency=0.1,
-                         ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
-    return wait.until(lambda d: condition(d))
+    def poll(d):
+        try:
+            return condition(d)
+        except (NoSuchElementException, StaleElementReferenceException):
+            return False
+        except WebDriverException as error:
+            if "does not belong to the document" in (error.msg or ""):
+                return False
+            raise
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(poll)
 
 
 def by_id(driver, element_id: str):
@@ -327,6 +336,7 @@ def test_a_runs_candidates_are_listed_collapsed_on_its_page_and_open_on_a_click(
     write(scenarios, "cands", [py("print(41)"), py("print(42)"), "TERMINATE"], checks=[{"stdout_contains": "42"}],
           strategy={"attempts": 1, "candidates": 2})
     start_from_page(browser, server, "cands.yaml")
+    until(browser, lambda d: by_id(d, "live-status").text.lower() == "success")  # the timeline stops re-rendering
     group = until(browser, lambda d: d.find_element("css selector", "#timeline details.candidates"))
     assert "2 candidates for attempt 1 turn 1: candidate 2 chosen" in group.text
     items = group.find_elements("css selector", "details.candidate")
