@@ -7,8 +7,10 @@ from pathlib import Path
 from string import Template
 
 HERE = Path(__file__).parent
-PROMPT_VERSION = "v6"
+PROMPT_VERSION = "v7"
 """The prompts' version, recorded in every transcript.
+- v7: shell blocks run; a report names the blocks that did not run (not_run) and the one for a reply with nothing
+  to run says which blocks run here (unsupported); the system prompts are unchanged.
 - v6: with checks, every report gives their verdict first ("these decide success") and the model's own run as
   information; a command-line tool run bare is reported as printing its usage, not as a failure; file previews put
   the path alone on its line.
@@ -40,3 +42,4 @@ def system_message(files: bool = False) -> str:
     one that also teaches `# filename:` (system_files.md); otherwise the script prompt, unchanged since v4, since
     the file rules changed the 1.5B model's greedy script for clean_emails from right to wrong."""
     return render("system_files" if files else "system")
+
