@@ -43,3 +43,25 @@ def system_message(files: bool = False) -> str:
     the file rules changed the 1.5B model's greedy script for clean_emails from right to wrong."""
     return render("system_files" if files else "system")
 
+
+SYSTEM_MESSAGES = {"ag2.default": "autogen:AssistantAgent.DEFAULT_SYSTEM_MESSAGE"}
+"""System messages a scenario may name (`assistant.system_message: {from: ag2.default}`) instead of copying them:
+AG2's own AssistantAgent prompt, read from the installed AG2. A dotted path to any string (`pkg.mod:NAME`) works
+too."""
+
+
+def named_system_message(name: str) -> str:
+    """The text a system-message name (or dotted path) stands for; ValueError (one line) when there is none."""
+    from agents.errors import BadInputError
+    from agents.registry import import_dotted
+
+    if name not in SYSTEM_MESSAGES and ":" not in name:  # `ag2.nope` is a name mistyped, not a module path
+        raise ValueError(f"unknown system message '{name}' (known: {', '.join(sorted(SYSTEM_MESSAGES))}, or a dotted "
+                         "path like package.module:NAME)")
+    try:
+        text = import_dotted(SYSTEM_MESSAGES.get(name, name), "system message")
+    except BadInputError as exc:
+        raise ValueError(str(exc)) from None
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"system message '{name}' is not a text (it is a {type(text).__name__})")
+    return text
