@@ -71,7 +71,7 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
                              and not extract_code_blocks(m.get("content")))
         with quiet_ag2():
             assistant = AssistantAgent(scenario.assistant.name, llm_config=setup.provider.llm_config(),
-                                       system_message=scenario.assistant.system_message or system_message(
+                                       system_message=scenario.assistant.system_text or system_message(
                                            works_on_files(scenario.task, scenario.starting_files())),
                                        is_termination_msg=policy.assistant_ends,
                                        max_consecutive_auto_reply=setup.limit + ASSISTANT_LIMIT_HEADROOM,

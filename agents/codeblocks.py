@@ -12,8 +12,17 @@ FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)```", re.DOTALL)
 OPEN_FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n")
 
 PYTHON = {"python", "py", "python3", ""}
-SHELL = {"sh", "bash", "shell", "console"}
-ALIASES = {**{k: "python" for k in PYTHON}, **{k: "sh" for k in SHELL}}
+SHELL = {"sh": "sh", "shell": "sh", "console": "sh", "bash": "bash"}
+"""Shell tags and the shell that runs them, as AG2's command-line executors do (`sh`, `shell` -> sh, `bash` -> bash);
+a `console` block runs the commands of its `$ ` prompt lines (console_commands)."""
+ALIASES = {**{k: "python" for k in PYTHON}, **SHELL}
+SHELLS = frozenset(SHELL.values())
+"""The shells a block runs with (also ExecResult.language of a shell block's run)."""
+SHOWN_ONLY = {"text", "txt", "plain", "plaintext", "output", "stdout", "log", "console"}
+"""Tags of blocks that show text (expected output, a log) rather than code: not run, and not reported as not run.
+A console block is one when none of its lines is a `$ ` command."""
+PROMPT = re.compile(r"^\s*\$\s+(?=\S)")
+"""A console line that is a command: `$ ` then the command."""
 REPORT_LINE = re.compile(r"\(no output\)|\[codeduet: .*\]|\[\.\.\. output truncated: .*\]"
                          r"|(\.\.\. )?\((the first \d+ of \d+ lines shown|only its start shown"
                          r"|\d+ more lines not shown|\d+ lines? more)\)")
@@ -31,8 +40,17 @@ class CodeBlock:
 
     @property
     def runnable_as(self) -> str | None:
-        """'python', 'sh', or None when we do not run this language."""
+        """'python', 'sh', 'bash', or None when we do not run this language (nor a console block of output)."""
+        if self.language.lower() == "console" and not console_commands(self.code):
+            return None
         return ALIASES.get(self.language.lower())
+
+    @property
+    def script(self) -> str:
+        """What runs: the code, or for a console block the commands of its `$ ` lines without the prompt (a console
+        block that names a file is that file's content, as written)."""
+        console = self.language.lower() == "console" and self.filename is None
+        return console_commands(self.code) if console else self.code
 
     @property
     def filename(self) -> str | None:
@@ -41,8 +59,13 @@ class CodeBlock:
 
     @property
     def actionable(self) -> bool:
-        """The proxy acts on it: a Python block runs, a block that names a file (any language) is saved."""
-        return self.runnable_as == "python" or self.filename is not None
+        """The proxy acts on it: a Python or shell block runs, a block that names a file (any language) is saved."""
+        return self.runnable_as is not None or self.filename is not None
+
+    @property
+    def shown_only(self) -> bool:
+        """It shows text (expected output, a log, a console session without commands): neither run nor reported."""
+        return not self.actionable and self.language.lower() in SHOWN_ONLY
 
     def to_dict(self) -> dict[str, str]:
         """Plain dict for transcripts."""
@@ -86,6 +109,31 @@ def split_files(block: CodeBlock) -> list[CodeBlock]:
     return [CodeBlock(block.language, "\n".join(p).rstrip("\n") + "\n") for p in parts if "\n".join(p).strip()]
 
 
+def console_commands(code: str) -> str:
+    """The commands of a console session: its `$ ` lines without the prompt, with the lines a trailing `\\`
+    continues (a leading `> ` dropped); the other lines are output and do not run. '' when it has none."""
+    commands: list[str] = []
+    more = False
+    for line in code.splitlines():
+        if more:
+            commands.append(line[2:] if line.startswith("> ") else line)
+        elif PROMPT.match(line):
+            commands.append(PROMPT.sub("", line, count=1))
+        else:
+            continue
+        more = commands[-1].rstrip().endswith("\\")
+    return "\n".join(commands) + "\n" if commands else ""
+
+
+def first_command(script: str, limit: int = 80) -> str:
+    """How a shell block's run is shown: its first command line (comments skipped), with ` …` when more follows."""
+    lines = [ln.strip() for ln in script.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    if not lines:
+        return "(no command)"
+    line = lines[0] if len(lines[0]) <= limit else lines[0][:limit] + "…"
+    return line + (" …" if len(lines) > 1 and not line.endswith("…") else "")
+
+
 def is_unclosed(text: str | None) -> bool:
     """True when the reply ends inside an open code fence (usually a reply cut at max_tokens)."""
     return bool(text) and text.count("```") % 2 == 1
@@ -94,7 +142,7 @@ def is_unclosed(text: str | None) -> bool:
 def classify_reply(text: Any) -> str:
     """What a reply holds, as both the strategy (before the proxy sees it) and the proxy (answering it) judge it:
     empty (also content that is not text) | unclosed (cut off inside a code block) | no_code | unsupported (blocks,
-    none of them Python nor naming a file) | python (something to run or save)."""
+    none of them Python or shell nor naming a file) | python (something to run or save, Python or shell)."""
     if not isinstance(text, str) or not text.strip():
         return "empty"
     if is_unclosed(text):

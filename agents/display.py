@@ -41,16 +41,25 @@ class NullDisplay:
         return nullcontext()
 
 
+def run_label(e: dict[str, Any]) -> str:
+    """What an execution is called: a shell block by its command (`$ python hello.py (block02.sh)`), any other
+    block by its file."""
+    name = e.get("filename") or "block"
+    return f"$ {e['command']} ({name})" if e.get("command") else name
+
+
 def outcome_text(outcome: dict[str, Any]) -> Text:
-    """One line per execution and check: exit code, time, flags."""
+    """One line per execution and check: exit code, time, flags; then the blocks that did not run."""
     text = Text()
     for e in outcome.get("executions", []):
         ok = e.get("exit_code") == 0 or bool(e.get("usage"))  # a command-line tool run bare printed its usage
         flags = [f for f in ("timed_out", "truncated", "oom_killed", "disk_full", "usage") if e.get(f)]
-        text.append(f"{'✔' if ok else '✘'} {e.get('filename') or 'block'} exit={e.get('exit_code')} "
+        text.append(f"{'✔' if ok else '✘'} {run_label(e)} exit={e.get('exit_code')} "
                     f"{e.get('duration_s', 0):.2f}s {' '.join(flags)}\n", style="green" if ok else "red")
     for c in outcome.get("checks", []):
         text.append(f"{'✔' if c['passed'] else '✘'} check {c['name']}\n", style="green" if c["passed"] else "red")
+    for lang in outcome.get("not_run", []):
+        text.append(f"· ```{lang} block not run (not a language the sandbox runs)\n", style="yellow")
     return text
 
 

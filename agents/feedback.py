@@ -32,6 +32,8 @@ class Outcome:
     """Paths the reply's `# filename:` blocks saved, in order."""
     redefined: list[tuple[str, list[str]]] = field(default_factory=list)
     """Workspace modules whose functions a throwaway script of the reply defined again: (path, names)."""
+    not_run: list[str] = field(default_factory=list)
+    """Language tags of the reply's blocks that neither ran nor were saved (```javascript): the report names them."""
 
     @property
     def success(self) -> bool:
@@ -77,6 +79,8 @@ class Outcome:
                "executions": [r.to_dict() for r in self.results], "checks": [c.to_dict() for c in self.checks]}
         if self.files or self.written:
             out.update(files=self.files, written=self.written)
+        if self.not_run:
+            out["not_run"] = self.not_run
         return out
 
 
@@ -181,10 +185,24 @@ def _your_run(outcome: Outcome) -> str:
                   output=shorten_traceback(last.output) or "(no output)")
 
 
+def not_run_text(languages: list[str]) -> str:
+    """The line naming the reply's blocks that did not run (a language the sandbox does not run), and why."""
+    tags = [f"```{lang}" for lang in dict.fromkeys(languages)]
+    blocks = f"your {tags[0]} block" if len(languages) == 1 else \
+        f"your {', '.join(tags[:-1])} and {tags[-1]} blocks" if len(tags) > 1 else f"your {tags[0]} blocks"
+    return render("not_run", blocks=blocks)
+
+
 def execution_feedback(outcome: Outcome, workspace: Path | None = None) -> str:
-    """The reply for an executed turn. With checks: their verdict first (they decide success), then what the
-    model's own run did (information), the files it changed, and (when a check failed) the current text of the
-    files the reply wrote, so the model sees whether its change landed. Without checks: what ran."""
+    """The reply for an executed turn, after a line naming any block that did not run (agents/prompts/not_run.md)."""
+    report = _report(outcome, workspace)
+    return f"{not_run_text(outcome.not_run)}\n\n{report}" if outcome.not_run else report
+
+
+def _report(outcome: Outcome, workspace: Path | None = None) -> str:
+    """The report on what ran. With checks: their verdict first (they decide success), then what the model's own
+    run did (information), the files it changed, and (when a check failed) the current text of the files the reply
+    wrote, so the model sees whether its change landed. Without checks: what ran."""
     last = outcome.results[-1]
     files = render("files_changed", files=files_changed_text(outcome.files)) + "\n\n" if outcome.files else ""
     for path, names in outcome.redefined:  # the fix went into a throwaway script: say so, and how to save it

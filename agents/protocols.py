@@ -37,6 +37,8 @@ class ExecResult:
     usage: bool = False
     """A saved command-line tool, run with no arguments, printed its usage and exited non-zero (agents/cli_usage.py):
     what such a tool does, not a failure."""
+    command: str | None = None
+    """A shell block's first command, as its run is shown (`$ python hello.py …`); None for any other block."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form for transcripts."""
@@ -107,9 +109,9 @@ class Executor(Protocol):
         """Create the sandbox (container); idempotent."""
 
     def execute(self, code: str, language: str = "python") -> ExecResult:
-        """Write the block into the workspace and run it, with the timeout and output limit applied. A block whose
-        first line is `# filename: path` is saved at that path and run only when it is a .py file
-        (agents/sandbox/filenames.py)."""
+        """Write the block into the workspace and run it (`language`: python, sh or bash), with the timeout and
+        output limit applied. A block whose first line is `# filename: path` is saved at that path and run only when
+        it is a .py file, or a shell block's .sh file (agents/sandbox/filenames.py)."""
 
     def run_command(self, argv: list[str], timeout: float | None = None) -> ExecResult:
         """Run a command (e.g. pytest for a check) in the sandbox, in /workspace."""

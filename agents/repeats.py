@@ -86,8 +86,8 @@ class Seen:
 
 @dataclass
 class RepeatMemory:
-    """Every reply that ran in this run (across attempts), keyed by its normalized scripts and by the content of the
-    files it saved (`# filename:`) on top of the files the attempt's earlier replies saved."""
+    """Every reply that ran in this run (across attempts), keyed by its normalized scripts (Python and shell) and by
+    the content of the files it saved (`# filename:`) on top of the files the attempt's earlier replies saved."""
 
     seen: dict[str, Seen] = field(default_factory=dict)
     workspace: Path | None = None
@@ -111,8 +111,9 @@ class RepeatMemory:
         scripts: list[str] = []
         for block in blocks:
             name = block.filename
-            if name is None:
-                scripts.append(block.code)
+            if name is None:  # a shell script is marked as one: `ls` in sh is not the Python expression `ls`
+                shell = block.runnable_as != "python"
+                scripts.append(f"$ {block.runnable_as}\n{block.script}" if shell else block.code)
             else:
                 files[_clean(name)] = normalize_file(_clean(name), block.code)
         return files, scripts

@@ -12,7 +12,7 @@ from typing import Callable
 from agents.budget import TimeBudget
 from agents.checks import run_checks
 from agents.cli_usage import is_usage_exit
-from agents.codeblocks import classify_reply, extract_code_blocks
+from agents.codeblocks import SHELLS, classify_reply, extract_code_blocks, first_command
 from agents.feedback import Outcome, execution_feedback
 from agents.prompts import render
 from agents.protocols import Display, Executor
@@ -23,28 +23,33 @@ from agents.workspace_view import changes, hidden, redefined_modules, snapshot
 def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: Display | None = None,
               budget: TimeBudget | None = None,
               seen: Callable[[str], Outcome | None] | None = None) -> Outcome:
-    """Save and run the reply's blocks in order (a `# filename:` block saves its file, and runs it when it is
-    Python), stopping at the first failure; then the checks, whatever the exit code, unless nothing was saved or
-    run (a refused file). seen(content) answers a reply that must not run (code that already ran) instead."""
+    """Save and run the reply's blocks in order (a Python or shell block runs; a `# filename:` block saves its file,
+    and runs it when it is Python or a shell block's script), stopping at the first failure; then the checks,
+    whatever the exit code, unless nothing was saved or run (a refused file). A block of another language is named
+    in the report as not run. seen(content) answers a reply that must not run (code that already ran) instead."""
     kind = classify_reply(content)  # an unclosed block (cut off) is incomplete code: never run it
     if kind in ("empty", "unclosed", "no_code"):
         return Outcome(kind, feedback=render(kind))
     blocks = extract_code_blocks(content)
+    not_run = [b.language for b in blocks if not b.actionable and not b.shown_only]  # said, never dropped silently
     if kind == "unsupported":
-        return Outcome("unsupported", feedback=render("unsupported", language=blocks[0].language))
-    runnable = [b for b in blocks if b.actionable]  # Python to run, and files to save (`# filename:`)
+        return Outcome("unsupported", feedback=render("unsupported", language=(not_run or [blocks[0].language])[0]),
+                       not_run=not_run)
+    runnable = [b for b in blocks if b.actionable]  # Python and shell to run, and files to save (`# filename:`)
     answered = seen(content) if seen is not None else None
     if answered is not None:
         return answered
     budget = budget or TimeBudget(None)
-    outcome = Outcome("executed")
+    outcome = Outcome("executed", not_run=not_run)
     workspace = executor.workspace
     start = before = snapshot(workspace)
     for block in runnable:
         named = block.filename is not None
         showing = display.executing(len(outcome.results) + 1, len(runnable)) if display else nullcontext()
         with showing, budget.capped(executor):
-            result = executor.execute(block.code, "python" if named else block.runnable_as or "python")
+            result = executor.execute(block.script, block.runnable_as or "python")
+        if result.language in SHELLS and not named:
+            result.command = first_command(block.script)
         after = snapshot(workspace)
         result.files, before = changes(before, after), after
         if named and not result.refused and result.filename and not hidden(result.filename):
@@ -54,7 +59,8 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
         if result.exit_code != 0 and not (named and result.filename and block is not runnable[-1]):
             break  # a saved module's own run may fail (a CLI without its arguments): the blocks after it test it
     outcome.files = changes(start, before)
-    ran = [b.code for b, r in zip(runnable, outcome.results) if b.filename is None and not r.refused]
+    ran = [b.code for b, r in zip(runnable, outcome.results)
+           if b.filename is None and b.runnable_as == "python" and not r.refused]
     outcome.redefined = redefined_modules(workspace, ran, set(outcome.written))
     if scenario.checks and not all(r.refused for r in outcome.results):  # they judge, whatever the exit code
         outcome.checks = run_checks(scenario, executor, outcome.results[-1])

@@ -32,13 +32,49 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class NamedPrompt(Strict):
+    """A system message named instead of written: `{from: ag2.default}` is AG2's AssistantAgent.DEFAULT_SYSTEM_MESSAGE,
+    read from the installed AG2 when the scenario loads (names: agents/prompts SYSTEM_MESSAGES; or `pkg.mod:NAME`)."""
+
+    model_config = ConfigDict(extra="forbid", serialize_by_alias=True)
+
+    from_: str = Field(alias="from")
+    """The name (ag2.default) or a dotted path to a string."""
+    text: str | None = None
+    """The text the name gave when the scenario loaded; transcripts record it, so a resumed run keeps its prompt."""
+
+    @model_validator(mode="after")
+    def _resolve(self) -> "NamedPrompt":
+        from agents.prompts import named_system_message
+
+        if self.text is None:
+            self.text = named_system_message(self.from_)
+        return self
+
+
+def _text_or_name(value: Any) -> str | None:
+    """Discriminator: a system message is a text, or a mapping that names one (tags in <>: not keys of the file)."""
+    if isinstance(value, (dict, NamedPrompt)):
+        return "<named>"
+    return "<text>" if isinstance(value, str) else None
+
+
 class AssistantConfig(Strict):
     """The AssistantAgent (the LLM that writes code)."""
 
-    system_message: str | None = None
-    """System message; None uses the project's own self-debug prompt (agents/prompts/system.md)."""
+    system_message: Annotated[Union[Annotated[str, Tag("<text>")], Annotated[NamedPrompt, Tag("<named>")]],
+                              Discriminator(_text_or_name, custom_error_type="system_message",
+                                            custom_error_message="use a text, or {from: ag2.default}")] | None = None
+    """System message: a text, or `{from: ag2.default}` for AG2's own default assistant prompt (NamedPrompt);
+    None uses the project's own self-debug prompt (agents/prompts/system.md)."""
     name: str = "assistant"
     """Agent name shown in transcripts."""
+
+    @property
+    def system_text(self) -> str | None:
+        """The system message as the model gets it (None: the project's own)."""
+        message = self.system_message
+        return message.text if isinstance(message, NamedPrompt) else message
 
 
 class UserProxyConfig(Strict):

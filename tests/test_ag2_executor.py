@@ -2,10 +2,11 @@
 
 The first cases are ported from AG2's own suite (ag2 repository, test/coding/test_commandline_code_executor.py:
 `_test_execute_code`, `_test_timeout`, `_test_restart`, `_test_conversable_agent_code_execution`, multiple blocks,
-the python/Python/py spellings). Where ours deliberately differs (shell refused, network off, read-only root,
-limits, bounded output, fresh container on restart, only the explicit `# filename:` form, data files saved without
-their comment line, no `..`), the test asserts the difference. The `# filename:` cases are AG2's `_test_save_files`,
-`test_valid_relative_path` and `test_invalid_relative_path`.
+the python/Python/py spellings, the bash/sh/shell blocks of UNIX_SHELLS and `test_silent_pip_install`). Where ours
+deliberately differs (network off, so `pip install` gets one line saying so instead of being silenced, a console
+block's commands run, read-only root, limits, bounded output, fresh container on restart, only the explicit
+`# filename:` form, data files saved without their comment line, no `..`), the test asserts the difference. The
+`# filename:` cases are AG2's `_test_save_files`, `test_valid_relative_path` and `test_invalid_relative_path`.
 Real containers and real AG2 agents; the only stand-in is the scripted model.
 """
 
@@ -36,6 +37,7 @@ from tests.conftest import ROOT
 pytestmark = pytest.mark.docker
 
 PYTHON_VARIANTS = ["python", "Python", "py"]
+UNIX_SHELLS = ["bash", "sh", "shell"]
 Factory = Callable[..., Any]
 
 
@@ -104,16 +106,45 @@ def test_execute_code(kind: str, py_variant: str, new_executor: Factory) -> None
     assert result.code_file is not None
 
     result = run(executor, "echo 'hello world!'", "bash")
-    if kind == "codeduet":  # deliberate: Python only, a shell block is refused and nothing runs
-        assert result.exit_code == 1 and "Unsupported language 'bash'" in result.output
-        assert "hello world!" not in result.output and result.code_file is None
-    else:
-        assert result.exit_code == 0 and "hello world!" in result.output and result.code_file is not None
+    assert result.exit_code == 0 and "hello world!" in result.output and result.code_file is not None
 
     lines = ["import sys", "print('hello world!')", "a = 100 + 100", "print(a)"]
     result = run(executor, "\n".join(lines), py_variant)
     assert result.exit_code == 0 and "hello world!" in result.output and "200" in result.output
     assert Path(result.code_file).read_text().splitlines() == lines
+
+
+@pytest.mark.parametrize("shell", UNIX_SHELLS)
+def test_shell_blocks_run_with_their_shell(shell: str, new_executor: Factory) -> None:
+    executor = new_executor()
+    result = run(executor, "echo $HOME", shell)  # AG2's test_docker_commandline_code_executor_restart
+    assert result.exit_code == 0 and result.output.strip() == "/tmp" and result.code_file is not None
+    bash_only = run(executor, 'if [[ -n "$BASH_VERSION" ]]; then echo bash; else echo not bash; fi', shell)
+    said = bash_only.output.strip().splitlines()  # sh (dash) also complains that `[[` is not a command
+    assert ("bash" if shell == "bash" else "not bash") in said  # a bash block runs with bash, sh and shell with sh
+    blocks = [CodeBlock(code="# filename: greet.py\nimport sys\nprint('hi', sys.argv[1:])", language="python"),
+              CodeBlock(code="python greet.py there", language=shell)]
+    result = executor.execute_code_blocks(blocks)
+    assert result.exit_code == 0 and "hi ['there']" in result.output and Path(result.code_file).name == "greet.py"
+
+
+@pytest.mark.parametrize("shell", UNIX_SHELLS)
+def test_pip_install_is_said_not_silenced(kind: str, shell: str, new_executor: Factory) -> None:
+    # AG2's test_silent_pip_install adds -qqq and expects no output; with no network, ours says what happened
+    result = run(new_executor(), "pip install matplotlib numpy", shell)
+    if kind == "codeduet":
+        assert result.exit_code != 0 and result.output.strip().endswith(
+            "numpy is already there; use those]") and "the sandbox has no network" in result.output
+    else:
+        assert "[codeduet:" not in result.output
+
+
+def test_a_console_block_runs_its_commands_in_ours_only(kind: str, new_executor: Factory) -> None:
+    result = run(new_executor(), "$ echo one\none\n$ echo two\ntwo", "console")
+    if kind == "codeduet":
+        assert result.exit_code == 0 and result.output.split() == ["one", "two"]
+    else:
+        assert result.exit_code == 1 and "Unsupported language console" in result.output
 
 
 def test_the_first_failing_block_stops_the_rest(new_executor: Factory) -> None:

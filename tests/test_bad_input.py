@@ -203,7 +203,7 @@ def _messages(result) -> list[dict]:
 @pytest.mark.docker
 def test_replies_without_runnable_code_are_answered_and_the_loop_goes_on(sandbox_image, workspaces, scenario_file):
     replies = ["", "I would compute it in my head: 42.", "```javascript\nconsole.log(42)\n```",
-               "```bash\necho 42\n```", py("print(42)")]
+               "```ruby\nputs 42\n```", py("print(42)")]
     result = run_scenario(load_scenario(scenario_file(replies, user_proxy={"max_consecutive_auto_reply": 8},
                                                       strategy={"max_resamples": 0})), RunOptions())
     assert result.status == "success"
@@ -214,7 +214,7 @@ def test_replies_without_runnable_code_are_answered_and_the_loop_goes_on(sandbox
     assert msgs[1]["content"] == "" and msgs[2]["content"].startswith("Your reply was empty.")
     assert msgs[4]["content"].startswith("I found no code block to run in your reply.")
     assert "your reply had a ```javascript block" in msgs[6]["content"]
-    assert "your reply had a ```bash block" in msgs[8]["content"]
+    assert "your reply had a ```ruby block" in msgs[8]["content"]  # (a ```bash block runs: tests/test_shell_blocks.py)
     assert result.totals["executions"] == 1
 
 

@@ -64,3 +64,62 @@ def test_hello_scripted_runs_end_to_end(sandbox_image, workspaces):
     assert "ZeroDivisionError" in messages[2]["content"]
     assert "49345379" in messages[4]["content"]
     assert result.totals["turns"] == 2 and result.totals["failed_executions"] == 1
+
+
+# -- AG2's own prompt, unchanged ---------------------------------------------------------------------------------
+AG2_SCENARIO = ROOT / "scenarios" / "ag2_default_prompt.yaml"
+
+
+def test_a_system_message_can_name_ag2s_default_prompt_instead_of_copying_it(tmp_path):
+    from autogen import AssistantAgent
+
+    from agents.errors import ScenarioError
+
+    assert "from: ag2.default" in AG2_SCENARIO.read_text() and "You are a helpful AI" not in AG2_SCENARIO.read_text()
+    scenario = load_scenario(AG2_SCENARIO)
+    assert scenario.assistant.system_text == AssistantAgent.DEFAULT_SYSTEM_MESSAGE
+    recorded = scenario.snapshot()["assistant"]["system_message"]  # the transcript keeps the text it stood for
+    assert recorded == {"from": "ag2.default", "text": AssistantAgent.DEFAULT_SYSTEM_MESSAGE}
+    for value, error in [("{from: ag2.nope}", "assistant.system_message: unknown system message 'ag2.nope' (known: "
+                                              "ag2.default, or a dotted path like package.module:NAME)"),
+                         ("{form: ag2.default}", "assistant.system_message.form: unknown key 'form'"),
+                         ("[ag2.default]", "assistant.system_message: use a text, or {from: ag2.default}")]:
+        bad = tmp_path / "bad.yaml"
+        bad.write_text(f"task: x\nassistant:\n  name: helper\n  system_message: {value}\n")
+        with pytest.raises(ScenarioError) as caught:
+            load_scenario(bad)
+        assert str(caught.value) == f"{bad}:4: {error}"
+
+
+@pytest.mark.docker
+def test_ag2_default_prompt_succeeds_through_the_cli(sandbox_image, tmp_path):
+    import json
+
+    from autogen import AssistantAgent
+
+    from tests.helpers import run_cli
+
+    proc = run_cli("run", str(AG2_SCENARIO), "--workspace", str(tmp_path / "ws"), "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    t = load_transcript(Path(json.loads(proc.stdout)["run_dir"]))
+    assert t["status"] == "success" and t["attempts"][0]["stop_reason"] == "predicate"  # it ended on TERMINATE
+    assert t["scenario"]["assistant"]["system_message"]["text"] == AssistantAgent.DEFAULT_SYSTEM_MESSAGE
+    runs = t["messages"][2]["outcome"]["executions"]
+    assert [(e["filename"], e["language"]) for e in runs] == [("colstats.py", "python"), ("block01.sh", "sh")]
+    assert runs[0]["usage"] and runs[1]["command"] == "python colstats.py sales.csv amount"
+    assert all(c["passed"] for c in t["messages"][2]["outcome"]["checks"])
+
+
+@pytest.mark.docker
+def test_the_assistant_is_asked_with_ag2s_prompt_itself(sandbox_image, workspaces, monkeypatch):
+    from autogen import AssistantAgent
+
+    import agents.conversation as conversation
+
+    made = []
+    resolve = conversation.resolve_model
+    monkeypatch.setattr(conversation, "resolve_model", lambda s, o: made.append(resolve(s, o)) or made[-1])
+    scenario = load_scenario(AG2_SCENARIO)
+    scenario.sandbox.image = sandbox_image
+    assert run_scenario(scenario, RunOptions()).status == "success"
+    assert made[0].requests[0][0] == {"role": "system", "content": AssistantAgent.DEFAULT_SYSTEM_MESSAGE}

@@ -228,6 +228,21 @@ def test_the_run_page_escapes_what_the_task_the_reply_and_the_output_hold(site, 
     assert browser.execute_script("return window.pwned === undefined")
 
 
+def test_a_shell_block_shows_as_a_run_with_its_command(site, browser, tmp_path):
+    server, root, scenarios = site
+    reply = ("```python\n# filename: hello.py\nimport sys\nprint('hello', *sys.argv[1:])\n```\n"
+             "```sh\npython hello.py world\n```\n```javascript\nconsole.log('hello')\n```")
+    path = write(scenarios, "shell", [reply])
+    run = Path(json.loads(run_cli("run", str(path), "--workspace", str(root), "--json").stdout)["run_dir"])
+    browser.get(f"{server.url}/run/shell/{run.name}")
+    heads = until(browser, lambda d: [(h.get_attribute("data-language"), h.text)  # read at once: the page refreshes
+                                      for h in d.find_elements("css selector", "#timeline .exec-head")])
+    assert [lang for lang, _ in heads] == ["python", "sh"]
+    assert heads[1][1].startswith("✔ $ python hello.py world (block01.sh) · exit 0")
+    assert until(browser, lambda d: "```javascript block not run" in by_id(d, "timeline").text)
+    shot(browser, tmp_path, "shell-run")
+
+
 def get(url: str, headers: dict | None = None) -> tuple[int, str]:
     request = urllib.request.Request(url, headers=headers or {})
     try:

@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from agents.codeblocks import CodeBlock, extract_code_blocks
+from agents.codeblocks import SHELLS, CodeBlock, extract_code_blocks
 from agents.errors import TranscriptError
 from agents.scenario import SandboxConfig
 
@@ -57,12 +57,25 @@ class BlockReport:
 
 
 def runnable(message: dict[str, Any]) -> list[CodeBlock]:
-    """The blocks of an assistant message the proxy acted on, in order: Python to run and files to save
+    """The blocks of an assistant message the proxy acted on, in order: Python and shell to run and files to save
     (`# filename:`), recorded, else re-extracted."""
     raw = message.get("code_blocks")
     blocks = [CodeBlock(b.get("language", ""), b.get("code", "")) for b in raw] if raw is not None \
         else extract_code_blocks(message.get("content"))
     return [b for b in blocks if b.actionable]
+
+
+def paired(proposed: list[CodeBlock], executions: list[dict[str, Any]]) -> list[CodeBlock]:
+    """The block behind each execution, in order. A run recorded before shell blocks ran has executions only for
+    its Python blocks and files: its unnamed shell blocks are passed over when the execution is not a shell's."""
+    queue, out = list(proposed), []
+    for e in executions:
+        while queue and queue[0].filename is None and queue[0].runnable_as in SHELLS \
+                and (e.get("language") or "python") not in SHELLS:
+            queue.pop(0)
+        if queue:
+            out.append(queue.pop(0))
+    return out
 
 
 def recorded_blocks(t: dict[str, Any]) -> list[RecordedBlock]:
@@ -76,11 +89,12 @@ def recorded_blocks(t: dict[str, Any]) -> list[RecordedBlock]:
         executions = (m.get("outcome") or {}).get("executions") or []
         if not executions:
             continue
-        if len(executions) > len(proposed):
+        blocks = paired(proposed, executions)
+        if len(executions) > len(blocks):
             raise TranscriptError(f"message {m.get('index')}: {len(executions)} executions but only "
-                                  f"{len(proposed)} recorded code blocks before it")
-        for i, e in enumerate(executions):
-            out.append(RecordedBlock(m.get("index", -1), proposed[i].code, e.get("language") or "python",
+                                  f"{len(blocks)} recorded code blocks before it")
+        for block, e in zip(blocks, executions):
+            out.append(RecordedBlock(m.get("index", -1), block.script, e.get("language") or "python",
                                      e.get("filename"), e.get("exit_code"), e.get("output") or "",
                                      attempt=m.get("attempt") or 1))
         out[-1].checks = (m.get("outcome") or {}).get("checks") or []
@@ -174,7 +188,7 @@ def _replay_attempt(t: dict[str, Any], cfg: SandboxConfig, blocks: list[Recorded
         executor.start()
         for block in blocks:
             # a `# filename:` block is saved again where it was (and run when it is a .py), in the recorded order
-            result = executor.execute(block.code, "sh" if block.language == "sh" else "python")
+            result = executor.execute(block.code, block.language if block.language in SHELLS else "python")
             checks = None  # compared when the checks ran then (after the turn's last block, whatever its exit)
             if block.checks and scenario is not None:
                 checks = [c.to_dict() for c in run_checks(scenario, executor, result)]

@@ -14,6 +14,7 @@ from pygments.util import ClassNotFound
 
 from agents.changes import DIFF_FILE, changes_title, line_kinds, shown_diff
 from agents.codeblocks import FENCE
+from agents.display import run_label
 from agents.replay.show import message_time, model_label, parse_time, sandbox_label, totals_label
 from agents.replay.timeline import attempt_label, candidate_label, candidates_label, rejected_label, timeline
 
@@ -62,13 +63,19 @@ def execution_html(e: dict[str, Any]) -> str:
     flags = [f.replace("_", " ") for f in ("timed_out", "truncated", "oom_killed", "disk_full", "usage") if e.get(f)]
     output = e.get("output") or ""
     lines = output.count("\n") + (1 if output and not output.endswith("\n") else 0)
-    head = (f'<span class="mark">{"✔" if ok else "✘ FAILED"}</span> {esc(e.get("filename") or "block")} · '
+    head = (f'<span class="mark">{"✔" if ok else "✘ FAILED"}</span> {esc(run_label(e))} · '
             f'exit {esc(e.get("exit_code"))} · {float(e.get("duration_s") or 0):.2f} s'
             + "".join(f' <span class="flag">{esc(f)}</span>' for f in flags))
     return (f'<div class="exec {"ok" if ok else "failed"}" data-exit="{esc(e.get("exit_code"))}">'
-            f'<div class="exec-head">{head}</div>'
+            f'<div class="exec-head" data-language="{esc(e.get("language") or "python")}">{head}</div>'
             f'<details class="output"{"" if ok else " open"}><summary>output ({lines} line'
             f'{"" if lines == 1 else "s"})</summary><pre>{esc(output) or "(no output)"}</pre></details></div>')
+
+
+def not_run_html(languages: list[str]) -> str:
+    """The reply's blocks that did not run (a language the sandbox does not run)."""
+    items = "".join(f'<li>```{esc(lang)} block not run (not a language the sandbox runs)</li>' for lang in languages)
+    return f'<ul class="not-run">{items}</ul>' if items else ""
 
 
 def checks_html(checks: list[dict[str, Any]]) -> str:
@@ -101,7 +108,7 @@ def message_html(m: dict[str, Any], started: Any) -> str:
     failed = any(e.get("exit_code") != 0 for e in outcome.get("executions", []))
     if outcome.get("executions") or outcome.get("checks"):
         body = ("".join(execution_html(e) for e in outcome.get("executions", []))
-                + checks_html(outcome.get("checks", []))
+                + checks_html(outcome.get("checks", [])) + not_run_html(outcome.get("not_run", []))
                 + f'<details class="feedback"><summary>reply sent to the assistant</summary>'
                   f'{content_html(m.get("content"))}</details>')
     else:

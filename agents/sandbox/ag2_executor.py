@@ -19,17 +19,18 @@ from autogen.code_utils import TIMEOUT_MSG
 from autogen.coding.base import CodeBlock, CodeExecutor, CodeExtractor, CommandLineCodeResult
 from autogen.coding.markdown_code_extractor import MarkdownCodeExtractor
 
-from agents.codeblocks import ALIASES
+from agents.codeblocks import CodeBlock as Block
 from agents.sandbox.docker_executor import DockerExecutor
-from agents.sandbox.filenames import declared_filename
 from agents.scenario import SandboxConfig
 from agents.yamlio import validate
 
-REFUSED = "Unsupported language {language!r}: this sandbox runs Python blocks only, nothing was executed\n"
+REFUSED = ("Unsupported language {language!r}: this sandbox runs python and shell (bash, sh, shell) blocks only, "
+           "nothing was executed\n")
 
 
 class SandboxCodeExecutor(CodeExecutor):
-    """Runs the Python blocks of AG2 messages in one hardened codeduet container (network off, limits, non-root)."""
+    """Runs the Python and shell blocks of AG2 messages in one hardened codeduet container (network off, limits,
+    non-root)."""
 
     def __init__(self, image: str | None = None, timeout: float | None = None, work_dir: Path | str | None = None,
                  *, memory: str | None = None, cpus: float | None = None, pids: int | None = None,
@@ -64,20 +65,21 @@ class SandboxCodeExecutor(CodeExecutor):
         return MarkdownCodeExtractor()
 
     def execute_code_blocks(self, code_blocks: list[CodeBlock]) -> CommandLineCodeResult:
-        """Run the blocks in order; the first failing or refused block stops the rest (as in AG2)."""
+        """Run the blocks in order, Python with python3, `sh`/`shell` with sh, `bash` with bash (as AG2 does); the
+        first failing or refused block stops the rest (as in AG2)."""
         if not code_blocks:
             raise ValueError("No code blocks to execute.")
         outputs: list[str] = []
         files: list[str] = []
         exit_code = 0
         for block in code_blocks:
-            named = declared_filename(block.code) is not None  # AG2's `# filename:`: saved there, run if .py
-            if ALIASES.get(block.language.lower()) != "python" and not named:
+            ours = Block(block.language.lower(), block.code)  # AG2's `# filename:`: saved there, run if .py or .sh
+            if ours.runnable_as is None and ours.filename is None:
                 outputs.append(REFUSED.format(language=block.language))
                 exit_code = 1
                 break
             sandbox = self._running()
-            result = sandbox.execute(block.code, "python")
+            result = sandbox.execute(ours.script, ours.runnable_as or "python")
             self._blocks = sandbox.counter
             if result.filename:
                 files.append(str(sandbox.workspace / result.filename))

@@ -17,6 +17,7 @@ from agents.errors import DockerUnavailable
 from agents.protocols import ExecResult
 from agents.sandbox.archive import CopyReport, WorkspaceSync
 from agents.sandbox.filenames import place_block, ran_as, run_argv
+from agents.sandbox.offline import pip_note
 from agents.sandbox.output import BoundedOutput
 from agents.sandbox.runner import RUNNER, RunnerBroken, RunnerClient
 from agents.scenario import SandboxConfig
@@ -27,8 +28,8 @@ LABEL_HOST = "org.codeduet.host"
 LABEL_WORKSPACE = "org.codeduet.workspace"
 """The host folder the run's workspace is copied back to (how tests find the containers they started)."""
 SANDBOX_UID = 1000
-RUNNERS = {"python": ["python3", "-u"], "sh": ["sh"]}
-SUFFIX = {"python": ".py", "sh": ".sh"}
+RUNNERS = {"python": ["python3", "-u"], "sh": ["sh"], "bash": ["bash"]}
+SUFFIX = {"python": ".py", "sh": ".sh", "bash": ".sh"}
 BROKEN = "\n[codeduet: the sandbox runner stopped answering during this block; later blocks use docker exec]"
 NO_SPACE = ("No space left on device", "[Errno 28]", "ENOSPC")
 
@@ -180,8 +181,10 @@ class DockerExecutor:
 
     # -- execution ---------------------------------------------------------------------------
     def execute(self, code: str, language: str = "python") -> ExecResult:
-        """Write the block to the host workspace (put into the container before it runs) and run it; a block whose
-        first line is `# filename: path` is saved at that path, and run only when it is a .py file."""
+        """Write the block to the host workspace (put into the container before it runs) and run it with python3, sh
+        or bash (`language`); a block whose first line is `# filename: path` is saved at that path, and run only when
+        it is a .py file (or a shell block's .sh file). A shell block's `pip install` gets a line on the missing
+        network (agents/sandbox/offline.py)."""
         placed = place_block(self.workspace, code, language, self.cfg.disk_bytes, self.cfg.disk, self._next_name,
                              self.links_on)
         if isinstance(placed, ExecResult):  # a file only saved, or refused
@@ -198,6 +201,8 @@ class DockerExecutor:
             result.output += (f"\n[codeduet: the sandbox's workspace is full (disk limit {self.cfg.disk}), so "
                               f"{filename} (saved in the run folder) could not be put in it; the block ran as "
                               f"`{RUNNERS[language][0]} -c`]")
+        offline = pip_note(code, self.cfg.image) if language != "python" and self.cfg.network == "none" else ""
+        result.output += f"\n{offline}" if offline else ""
         return ran_as(result, filename, language, note, how)
 
     def _next_name(self, language: str) -> str:

@@ -1,5 +1,5 @@
 """AG2's `# filename:` convention: a code block whose first line names a file is saved there, and run when it is
-Python (autogen/coding/utils.py `_get_file_name_from_content` is the reference).
+Python, or a shell script of a shell block (autogen/coding/utils.py `_get_file_name_from_content` is the reference).
 
 One deliberate difference: AG2 matches `# (filename:)?(.+?)`, so any first-line comment (`# compute the sum`)
 becomes a file name. Here only the explicit `filename:` form counts, in `#`, `//`, `/* */` and `<!-- -->`
@@ -29,6 +29,9 @@ PATTERNS = [
 ]
 RUN_SUFFIXES = {".py"}
 """A saved file with one of these suffixes is then run as that file; any other file is saved and not run."""
+SHELL_SUFFIXES = {".sh", ".bash"}
+"""A shell block (```sh, ```bash) that names a file with one of these suffixes is saved and run with its shell, as
+AG2 runs it; saved whole, like a .py file (its `# filename:` line is a comment there)."""
 CHECKS_DIR = ".codeduet_checks"
 """Where the scenario's pytest checks are copied before each check run (agents/checks.py)."""
 MAX_PATH, MAX_PART = 1024, 255
@@ -123,7 +126,8 @@ def file_block(code: str, workspace: Path, size_limit: int, size_label: str,
     if raw is None:
         return None
     path = clean_path(raw)
-    content = code if PurePosixPath(path).suffix.lower() in RUN_SUFFIXES else _without_first_line(code)
+    whole = PurePosixPath(path).suffix.lower() in RUN_SUFFIXES | SHELL_SUFFIXES
+    content = code if whole else _without_first_line(code)
     block = FileBlock(path, content.rstrip("\n") + "\n" if content.strip() else content)  # one final newline
     if PurePosixPath(path).suffix.lower() not in RUN_SUFFIXES and is_python_code(block.content):
         raise ScriptNamedAsData(f"[codeduet: the block's first line names {path}, but the block is Python code: it ran "
@@ -176,7 +180,7 @@ def place_block(workspace: Path, code: str, language: str, size_limit: int, size
                 sandbox_links: Callable[[str], Iterable[str]] | None = None) -> ExecResult | tuple[str, str, str]:
     """Write a block where it goes, never through a link: the path its `# filename:` line names, else the next
     throwaway name. Returns (file to run, language, a note for its output), or the finished report of a file only
-    saved or refused."""
+    saved or refused. `language`: python, sh or bash (how the block runs), or any other tag of a block only saved."""
     note = ""
     try:
         block = file_block(code, workspace, size_limit, size_label, sandbox_links)
@@ -189,7 +193,11 @@ def place_block(workspace: Path, code: str, language: str, size_limit: int, size
         write_new_file(workspace, name, code)  # replaces whatever an earlier block planted at that name
         return name, language, note
     write_new_file(workspace, block.path, block.content)
-    return (block.path, "python", "") if block.runs else saved_result(block, language)
+    if block.runs:
+        return block.path, "python", ""
+    if language in ("sh", "bash") and PurePosixPath(block.path).suffix.lower() in SHELL_SUFFIXES:
+        return block.path, language, ""
+    return saved_result(block, language)
 
 
 def package_of(workspace: Path, path: str) -> str | None:

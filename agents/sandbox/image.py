@@ -26,6 +26,9 @@ IMAGE_DEFAULT = SANDBOX_IMAGE
 SUITE = "bookworm"
 PACKAGES = ("python3", "python3-numpy", "python3-pandas", "python3-pytest", "procps")
 """Debian packages in the rootfs (minbase already brings coreutils, with `timeout`)."""
+PYTHON_PACKAGES = tuple(p.removeprefix("python3-") for p in PACKAGES if p.startswith("python3-"))
+"""The Python packages the image has besides the standard library (docker/Dockerfile installs the same ones); the
+sandbox has no network, so this is all a block can import."""
 SANDBOX_UID = 1000
 LABEL = "org.codeduet.sandbox"
 VERSION_LABEL = "org.codeduet.sandbox.version"

@@ -48,7 +48,7 @@ class LocalExecutor:
             return placed
         filename, language, note = placed
         argv, how = run_argv(sys.executable, self.workspace, filename, self.cfg.error_locals) \
-            if language == "python" else (["sh", filename], "")
+            if language == "python" else ([language, filename], "")
         return ran_as(self.run_command(argv), filename, language, note, how)
 
     def _next_name(self, language: str) -> str:
