@@ -1,3 +1,24 @@
-"""codeduet: an AssistantAgent writes code, a UserProxyAgent runs it in a hardened Docker sandbox."""
+"""codeduet: an AssistantAgent writes code, a UserProxyAgent runs it in a hardened Docker sandbox.
+
+`from agents import run, load_run` is the Python API (agents/api.py), imported on first use so that
+`import agents` stays light.
+"""
+
+from typing import Any
 
 __version__ = "0.1.0"
+
+API = {"run", "load_run", "Run", "CodeduetError", "BadInputError"}
+"""Names `agents` lends from agents/api.py on first use (PEP 562)."""
+
+
+def __getattr__(name: str) -> Any:
+    """The Python API, imported when first asked for."""
+    if name in API:
+        from agents import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'agents' has no attribute {name!r}")
+
+
+__all__ = ["__version__", *sorted(API)]

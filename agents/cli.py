@@ -258,7 +258,8 @@ app.add_typer(bench_app, name="bench")
 
 @app.command()
 def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario YAML files."),
-        model: Optional[str] = typer.Option(None, help="A name in the model table (where: codeduet --help)."),
+        model: Optional[str] = typer.Option(None, help="A name in the model table (where: codeduet --help), or an "
+                                            "AG2 config list: oai:OAI_CONFIG_LIST?model=gpt-4o (docs/MODELS.md)."),
         max_auto_reply: Optional[int] = typer.Option(None, min=0, help="Override max_consecutive_auto_reply."),
         human: Optional[str] = typer.Option(None, help="Override human_input_mode: always|terminate|never."),
         attempts: Optional[int] = typer.Option(None, min=1, help="Override strategy.attempts (fresh conversations)."),

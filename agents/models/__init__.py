@@ -1,4 +1,5 @@
-"""Model providers by name: the local llama.cpp model, any OpenAI-compatible server, and the scripted model."""
+"""Model providers by name: the local llama.cpp model, any OpenAI-compatible server (also named by an AG2
+OAI_CONFIG_LIST), and the scripted model."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from agents.registry import resolve
 PROVIDERS: dict[str, str] = {
     "llama_cpp": "agents.models.llama_cpp:LlamaCppProvider",
     "openai": "agents.models.openai_compat:OpenAIProvider",
+    "oai_config_list": "agents.models.config_list:ConfigListProvider",
     "scripted": "agents.models.scripted:ScriptedProvider",
 }
 

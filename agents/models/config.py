@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.errors import BadInputError
 from agents.models import provider_class
+from agents.models.config_list import PREFIX, parse_spec
 from agents.paths import models_table
 from agents.protocols import ModelProvider
 from agents.yamlio import Loc, load_yaml, validate
@@ -50,10 +51,13 @@ def build_entry(name: str, entry: Any, origin: str, lines: dict[Loc, int], prefi
 
 def build_provider(spec: str | dict[str, Any] | None, *, origin: str = "<scenario>",
                    lines: dict[Loc, int] | None = None, prefix: Loc = ("model",)) -> ModelProvider:
-    """A provider from a configs/llm.yaml name (None: the default) or an inline entry from a scenario."""
+    """A provider from a configs/llm.yaml name (None: the default), `oai:ENV_OR_FILE[?filter]` (an AG2 config list,
+    agents/models/config_list.py) or an inline entry from a scenario."""
     if isinstance(spec, dict):
         return build_entry(str(spec.get("name", spec.get("provider", "inline"))),
                            {k: v for k, v in spec.items() if k != "name"}, origin, lines or {}, prefix)
+    if spec is not None and spec.startswith(PREFIX):  # an AG2 config list: `oai:OAI_CONFIG_LIST?model=gpt-4o`
+        return build_entry(spec, parse_spec(spec), "--model", {}, ("model",))
     models, file_lines, path = load_models_file()
     name = spec or models.default
     if name not in models.models:
