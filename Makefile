@@ -10,9 +10,10 @@ PYTEST_ARGS ?=
 .PHONY: setup system-deps llama-wheel venv model image demo check test test-fast bench clean
 
 # What each entry point needs. The demo: mmdebstrap (the image build) and the local model. The tests also need
-# chromium and its WebDriver (the HTML export and the web UI are checked in a real browser), pytest, Ray.
+# chromium and its WebDriver (the HTML export and the web UI are checked in a real browser), pytest, Ray, and
+# llama.cpp's OpenAI-compatible server (a scenario runs against it).
 DEBS   ?= mmdebstrap chromium chromium-driver
-EXTRAS ?= local,test,ray,ui
+EXTRAS ?= local,test,ray,ui,server
 demo: DEBS := mmdebstrap
 demo: EXTRAS := local
 

@@ -19,7 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from agents.defaults import SANDBOX_IMAGE
-from agents.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInputError, CodeduetError
+from agents.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInputError, CodeduetError, ModelUnavailable
 from agents.paths import MODELS_TABLE_ORDER
 from agents.terminal import console, err_console, report_result, result_exit_code, summary
 
@@ -487,6 +487,35 @@ def model_pull(path: Optional[Path] = typer.Option(None, help="Target file (defa
 
     with cli_errors():
         console.print(f"model ready: {pull_model(path, console=console)}")
+
+
+@model_app.command("serve")
+def model_serve(port: int = typer.Option(8080, help="Port to listen on."),
+                host: str = typer.Option("127.0.0.1", help="Address to listen on (loopback by default)."),
+                n_ctx: int = typer.Option(8192, "--n-ctx", help="Context window."),
+                n_threads: Optional[int] = typer.Option(None, "--n-threads", help="CPU threads (default: all)."),
+                ) -> None:
+    """Serve the local model with llama.cpp's OpenAI-compatible server; use it with --model llamacpp-server."""
+    from agents.models.download import pull_model
+    from agents.models.server import MODEL_ALIAS, LlamaServer
+
+    install_signal_handlers()
+    with cli_errors():
+        server = LlamaServer(pull_model(console=console), host, port, n_ctx, n_threads)
+        try:
+            with console.status(f"starting llama.cpp's server at {server.base_url}…"):
+                server.start()
+                server.wait_ready()
+            console.print(f"serving {MODEL_ALIAS} at {server.base_url} (its log: {server.log}); use it with "
+                          "--model llamacpp-server; Ctrl-C stops it", soft_wrap=True)
+            code = server.process.wait()
+        except KeyboardInterrupt:
+            server.stop()
+            console.print("server stopped")
+            return
+        finally:
+            server.stop()
+        raise ModelUnavailable(f"llama.cpp's server exited with code {code}: see {server.log}")
 
 
 @model_app.command("status")

@@ -128,6 +128,8 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
         status, reason, interrupted = "interrupted", "stopped by Ctrl-C / SIGTERM", True
     except CodeduetError as exc:
         status, reason, error = "error", str(exc), exc
+        if getattr(exc, "partial", None):  # what the model had sent of the reply it was writing
+            recorder.event("partial_reply", content=exc.partial, reason=reason)
     except Exception as exc:  # a bug or a backend failure: recorded, then shown as one line
         status, reason = "error", f"{type(exc).__name__}: {exc}".splitlines()[0]
         error = CodeduetError(reason)

@@ -43,4 +43,9 @@ class ImageMissing(EnvironmentProblem):
 
 
 class ModelUnavailable(EnvironmentProblem):
-    """The model file, backend or API key is missing."""
+    """The model file, backend or API key is missing, or its server went away; `partial` is what it had sent of
+    the reply it was writing (kept in the transcript)."""
+
+    def __init__(self, message: str, partial: str | None = None):
+        super().__init__(message)
+        self.partial = partial

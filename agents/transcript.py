@@ -73,6 +73,8 @@ class JsonlRecorder:
         self.attempts: list[dict[str, Any]] = []
         self.rejected: list[dict[str, Any]] = []
         self.candidates: list[dict[str, Any]] = []
+        self.partial_reply: dict[str, Any] | None = None
+        """The reply the model was writing when its server went away (ModelUnavailable.partial)."""
         self.started = time.perf_counter()
         self._file = open(self.run_dir / EVENTS, "a", encoding="utf-8")
         self._write({"type": "start", **self.header})
@@ -89,6 +91,8 @@ class JsonlRecorder:
             self.messages.append(data)
         elif kind == "attempt":
             self.attempts.append(data)
+        elif kind == "partial_reply":
+            self.partial_reply = data
         elif kind in ("reply_rejected", "candidate"):
             data = {"time": now_iso(), "before_message": len(self.messages), **data}
             (self.rejected if kind == "reply_rejected" else self.candidates).append(data)
@@ -109,7 +113,8 @@ class JsonlRecorder:
             self._file.close()
         transcript = {**self.header, "ended_at": ended, "status": status, "reason": reason, **extra,
                       "attempts": self.attempts, "rejected_replies": self.rejected, "candidates": self.candidates,
-                      "messages": self.messages, "totals": totals}
+                      "messages": self.messages, "totals": totals,
+                      **({"partial_reply": self.partial_reply} if self.partial_reply else {})}
         path = self.run_dir / TRANSCRIPT
         tmp = path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(self.scrub(transcript), indent=2, ensure_ascii=False), encoding="utf-8")
@@ -159,6 +164,7 @@ def _from_events(path: Path) -> dict[str, Any]:
     rejected: list[dict[str, Any]] = []
     candidates: list[dict[str, Any]] = []
     skipped: list[int] = []
+    partial: dict[str, Any] | None = None
     with open(path, encoding="utf-8", errors="replace") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
@@ -181,6 +187,8 @@ def _from_events(path: Path) -> dict[str, Any]:
                 rejected.append(event)
             elif kind == "candidate":
                 candidates.append(event)
+            elif kind == "partial_reply":
+                partial = event
             elif kind == "end":
                 end = event
     if header is None:
@@ -193,7 +201,7 @@ def _from_events(path: Path) -> dict[str, Any]:
             "messages": messages, "totals": (end or {}).get("totals") or compute_totals(messages, None, rejected,
                                                                                         attempts, candidates),
             "changed_files": (end or {}).get("changed_files") or [], "recovered_from_events": True,
-            "skipped_event_lines": skipped}
+            "skipped_event_lines": skipped, **({"partial_reply": partial} if partial else {})}
 
 
 def _reached(attempts: list[dict[str, Any]], messages: list[dict[str, Any]]) -> int | None:

@@ -180,7 +180,7 @@ def test_unknown_model_name(tmp_path):
     proc, _, ws = run_yaml(tmp_path, OK_SCENARIO, "--model", "no-such-model")
     assert proc.returncode == EXIT_BAD_INPUT, proc.stderr
     assert error_line(proc) == (f"unknown model 'no-such-model': {ROOT / 'configs' / 'llm.yaml'} defines "
-                                "ag2, local, ollama, openai, scripted, vllm")
+                                "ag2, llamacpp-server, local, ollama, openai, scripted, vllm")
     assert no_run_folder(ws)
 
 

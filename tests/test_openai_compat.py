@@ -54,10 +54,16 @@ class ChatHandler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
+        if server.cut_after is not None:  # a body it promises and never finishes: the server dies mid-reply
+            self.send_header("Content-Length", "1000000")
         self.end_headers()
         choices = range(int(body.get("n") or 1) if server.honour_n else 1)
         self._chunk({"role": "assistant", "content": ""})
-        for piece in server.pieces:
+        for sent, piece in enumerate(server.pieces):
+            if sent == server.cut_after:
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
             for index in choices:  # a server that honours `n` sends each choice's pieces under its index
                 self._chunk({"content": piece}, index=index)
             time.sleep(0.01)
@@ -98,6 +104,7 @@ def server():
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), ChatHandler)
     httpd.seen, httpd.pieces, httpd.usage = [], pieces_of(REPLY), "send"
     httpd.lockstep, httpd.waits, httpd.stalled, httpd.fail, httpd.honour_n = None, [], False, None, False
+    httpd.cut_after = None
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield httpd
@@ -269,6 +276,18 @@ def test_an_unreachable_server_is_one_actionable_line():
     assert str(err.value).startswith(f"model 'local-vllm': cannot reach http://127.0.0.1:{port}/v1 (")
     assert str(err.value).endswith("start the server or fix base_url (configs/llm.yaml or the scenario's model:)")
     assert err.value.exit_code == EXIT_ENVIRONMENT
+
+
+def test_a_server_gone_mid_reply_is_one_line_that_keeps_what_it_sent(server):
+    server.cut_after = 3
+    provider = build_provider({"name": "remote", "provider": "openai", "model": "x", "base_url": _url(server),
+                               "api_key_optional": True})
+    with pytest.raises(ModelUnavailable) as err:
+        provider.chat([{"role": "user", "content": "hi"}])
+    assert str(err.value).startswith(f"model 'remote': {_url(server)} closed the connection mid-reply, after 15 "
+                                     "characters (RemoteProtocolError: ")
+    assert str(err.value).endswith("start the server again; `codeduet replay <run> --resume` goes on from here")
+    assert err.value.partial == REPLY[:15] and err.value.exit_code == EXIT_ENVIRONMENT
 
 
 @pytest.mark.parametrize("status, line, exit_code", [

@@ -44,6 +44,22 @@ class OpenAIConfig(BaseModel):
     """Seconds to wait for one reply."""
 
 
+class StreamBroken(Exception):
+    """The connection ended while a reply streamed; `text` is what had arrived."""
+
+    def __init__(self, text: str, cause: BaseException):
+        super().__init__(f"{type(cause).__name__}: {cause}")
+        self.text = text
+
+
+def is_transport_error(exc: BaseException) -> bool:
+    """A dropped or broken connection (httpx's transport errors, or the SDK's wrapper of them)."""
+    import httpx
+    import openai
+
+    return isinstance(exc, (httpx.TransportError, openai.APIConnectionError))
+
+
 def stream_chat(client: Any, model: str, messages: list[dict[str, Any]], *, usage_in_stream: bool = True,
                 on_token: TokenSink | None = None, **params: Any) -> tuple[str, Usage]:
     """One streamed chat completion: text to on_token as it arrives; usage as the server counts it (asked for with
@@ -53,11 +69,16 @@ def stream_chat(client: Any, model: str, messages: list[dict[str, Any]], *, usag
     stream = client.chat.completions.create(model=model, messages=clean_messages(messages), stream=True,
                                             **extra, **params)
     finish = server_usage = None
-    for chunk in stream:
-        server_usage = getattr(chunk, "usage", None) or server_usage
-        for choice in chunk.choices or []:
-            finish = choice.finish_reason or finish
-            reply.add(choice.delta.content if choice.delta else None)
+    try:
+        for chunk in stream:
+            server_usage = getattr(chunk, "usage", None) or server_usage
+            for choice in chunk.choices or []:
+                finish = choice.finish_reason or finish
+                reply.add(choice.delta.content if choice.delta else None)
+    except Exception as exc:
+        if is_transport_error(exc):
+            raise StreamBroken(reply.text, exc) from exc
+        raise
     info: dict[str, Any] = {"finish_reason": finish, "streamed": True,
                             "usage_from": "server" if server_usage else "counted"}
     for key in ("temperature", "seed"):
@@ -77,13 +98,18 @@ def stream_choices(client: Any, model: str, messages: list[dict[str, Any]], n: i
     finish: dict[int, str | None] = {}
     stream = client.chat.completions.create(model=model, messages=clean_messages(messages), stream=True, n=n,
                                             **params)
-    for chunk in stream:
-        for choice in chunk.choices or []:
-            finish[choice.index] = choice.finish_reason or finish.get(choice.index)
-            text = choice.delta.content if choice.delta else None
-            if text:
-                reply.add(text)
-                parts.setdefault(choice.index, []).append(text)
+    try:
+        for chunk in stream:
+            for choice in chunk.choices or []:
+                finish[choice.index] = choice.finish_reason or finish.get(choice.index)
+                text = choice.delta.content if choice.delta else None
+                if text:
+                    reply.add(text)
+                    parts.setdefault(choice.index, []).append(text)
+    except Exception as exc:
+        if is_transport_error(exc):
+            raise StreamBroken("".join(parts.get(0, [])), exc) from exc
+        raise
     info = {k: params[k] for k in ("temperature", "seed") if k in params}
     return [("".join(parts.get(i, [])), reply.usage(completion_tokens=len(parts.get(i, [])),
                                                      extra={"finish_reason": finish.get(i), "streamed": True,
@@ -172,6 +198,11 @@ class OpenAIProvider(InProcessProviderMixin):
 
         try:
             yield
+        except StreamBroken as exc:
+            when = f"mid-reply, after {len(exc.text)} characters" if exc.text else "before it replied"
+            raise ModelUnavailable(f"model '{self.name}': {self.where} closed the connection {when} ({exc}): "
+                                   "start the server again; `codeduet replay <run> --resume` goes on from here",
+                                   partial=exc.text or None) from None
         except openai.APIConnectionError as exc:
             raise ModelUnavailable(f"model '{self.name}': cannot reach {self.where} ({exc}): start the server or "
                                    "fix base_url (configs/llm.yaml or the scenario's model:)") from None

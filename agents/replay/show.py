@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
+from rich.panel import Panel
 from rich.text import Text
 
 from agents.changes import DIFF_FILE, changes_title, line_kinds, shown_diff
@@ -128,6 +129,10 @@ def show_run(console: Console, t: dict[str, Any], step: bool = False) -> None:
             step = False
         shown += 1
         show_message(console, item, time=message_time(item, started))
+    partial = t.get("partial_reply")
+    if partial:  # the reply the model was writing when its server went away
+        console.print(Panel(Text(str(partial.get("content", ""))), border_style="yellow",
+                            title="partial reply: the model's server went away while writing it"))
     show_changes(console, t)
     status = t.get("status", "?")
     heading(console, f"[{STATUS_STYLE.get(status, 'bold')}]{status}[/] · {len(messages)} messages · {totals_label(t)}")
