@@ -390,9 +390,17 @@ def bench_startup(n: int = typer.Option(20, min=3, help="Timed rounds (each runs
 def bench_llm(parallel: Optional[str] = typer.Option(None, "--parallel", metavar="N,N,...",
                                                      help="Decode N replies together for each N (e.g. 1,2,4,8): "
                                                           "aggregate and per-sequence tok/s, TTFT, RSS."),
-              max_tokens: int = typer.Option(128, min=8, help="With --parallel: new tokens per sequence.")) -> None:
+              max_tokens: int = typer.Option(128, min=8, help="With --parallel: new tokens per sequence."),
+              server: bool = typer.Option(False, "--server", help="The in-process model against the same GGUF "
+                                          "behind llama.cpp's OpenAI server: TTFT and tok/s, cold and warm."),
+              ) -> None:
     """Tokens/s through our llama.cpp client vs raw llama-cpp-python; TTFT; peak RSS (--parallel: batched)."""
     with cli_errors():
+        if server:
+            from agents.bench.llm_server import main as server_main
+
+            server_main(console, max_tokens=max(max_tokens, 256))
+            return
         if parallel:
             from agents.bench.llm_parallel import main as parallel_main
 

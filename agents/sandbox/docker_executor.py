@@ -70,7 +70,9 @@ def hardening(cfg: SandboxConfig) -> dict[str, Any]:
                         "PYTHONDONTWRITEBYTECODE": "1",
                         # the project's root is importable from any file (tests/test_x.py imports pkg), as
                         # under pytest; a file's own folder still comes first
-                        "PYTHONPATH": "/workspace"},
+                        "PYTHONPATH": "/workspace",
+                        # no network: pip fails at once instead of retrying a download it cannot make
+                        "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
         "mounts": [workspace_mount(cfg)],
     }
 
