@@ -27,7 +27,8 @@ def spawn(*args: str, env: dict | None = None) -> pexpect.spawn:
 
 def turn(child: pexpect.spawn) -> str:
     """Wait for the human prompt; return what it says Enter will do (output before it: child.shown)."""
-    child.expect(r"your turn(?:\x1b\[[0-9;]*m)* · Enter: ([^·\r\n]+)")
+    # up to the '·' or the line's end, so a line still arriving (a loaded machine) is never matched half-way
+    child.expect(r"your turn(?:\x1b\[[0-9;]*m)* · Enter: ([^·\r\n]+?)(?:\x1b\[[0-9;]*m)*[ \t]*(?:·|\r?\n)")
     meaning, child.shown = child.match.group(1).strip(), child.before
     child.expect_exact("> ")
     return meaning

@@ -352,11 +352,17 @@ def test_a_runs_candidates_are_listed_collapsed_on_its_page_and_open_on_a_click(
           strategy={"attempts": 1, "candidates": 2})
     start_from_page(browser, server, "cands.yaml")
     until(browser, lambda d: by_id(d, "live-status").text.lower() == "success")  # the timeline stops re-rendering
-    group = until(browser, lambda d: d.find_element("css selector", "#timeline details.candidates"))
-    assert "2 candidates for attempt 1 turn 1: candidate 2 chosen" in group.text
-    items = group.find_elements("css selector", "details.candidate")
-    assert len(items) == 2 and not items[0].is_displayed()  # collapsed until the group is opened
-    group.find_element("css selector", "summary").click()
-    until(browser, lambda d: items[0].is_displayed())
-    assert "(chosen)" in items[1].text and "(chosen)" not in items[0].text
+    group = "#timeline details.candidates"
+    assert "2 candidates for attempt 1 turn 1: candidate 2 chosen" in until(
+        browser, lambda d: d.find_element("css selector", group).text)
+    items = f"{group} details.candidate"
+    assert until(browser, lambda d: [e.is_displayed() for e in d.find_elements("css selector", items)]) == [
+        False, False]  # collapsed until the group is opened
+
+    def opened(d):  # looked up afresh on each try: the timeline may render once more after the run's end
+        d.find_element("css selector", f"{group} > summary").click()
+        return True
+    until(browser, opened)
+    texts = until(browser, lambda d: [e.text for e in d.find_elements("css selector", items) if e.is_displayed()])
+    assert len(texts) == 2 and "(chosen)" in texts[1] and "(chosen)" not in texts[0]
     shot(browser, tmp_path, "ui-candidates")
