@@ -46,7 +46,8 @@ def outcome_text(outcome: dict[str, Any]) -> Text:
     text = Text()
     for e in outcome.get("executions", []):
         ok = e.get("exit_code") == 0 or bool(e.get("usage"))  # a command-line tool run bare printed its usage
-        flags = [f for f in ("timed_out", "truncated", "oom_killed", "disk_full", "usage") if e.get(f)]
+        flags = [f for f in ("timed_out", "truncated", "oom_killed", "disk_full", "sandbox_lost", "usage")
+                 if e.get(f)]
         text.append(f"{'✔' if ok else '✘'} {e.get('filename') or 'block'} exit={e.get('exit_code')} "
                     f"{e.get('duration_s', 0):.2f}s {' '.join(flags)}\n", style="green" if ok else "red")
     for c in outcome.get("checks", []):

@@ -44,3 +44,7 @@ class ImageMissing(EnvironmentProblem):
 
 class ModelUnavailable(EnvironmentProblem):
     """The model file, backend or API key is missing."""
+
+
+class SandboxLost(EnvironmentProblem):
+    """The sandbox container kept disappearing (removed, killed or paused from outside): the run stops."""
