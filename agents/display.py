@@ -172,12 +172,18 @@ class FileDisplay(NullDisplay):
 
     def generation_started(self, name: str) -> None:
         if self.path is not None:
-            self.path.write_text("", encoding="utf-8")
+            try:
+                self.path.write_text("", encoding="utf-8")
+            except OSError:  # a full disk: only this view misses it; the next event says so and ends the run
+                pass
 
     def on_token(self, text: str) -> None:
         if self.path is not None:
-            with open(self.path, "a", encoding="utf-8") as fh:
-                fh.write(text)
+            try:
+                with open(self.path, "a", encoding="utf-8") as fh:
+                    fh.write(text)
+            except OSError:
+                pass
 
     def on_message(self, event: dict[str, Any]) -> None:
         if self.path is not None:

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from agents.errors import TranscriptError
+from agents.errors import CodeduetError, EnvironmentProblem, TranscriptError, disk_full
 
 FORMAT = "codeduet.transcript/2"
 READABLE = ("codeduet.transcript/1", FORMAT)
@@ -74,13 +74,27 @@ class JsonlRecorder:
         self.rejected: list[dict[str, Any]] = []
         self.candidates: list[dict[str, Any]] = []
         self.started = time.perf_counter()
-        self._file = open(self.run_dir / EVENTS, "a", encoding="utf-8")
+        self.failed: CodeduetError | None = None
+        """Why an event could not be written (a full disk): nothing is appended after it, so the log stays whole."""
+        self._fd: int | None = os.open(self.run_dir / EVENTS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._write({"type": "start", **self.header})
 
-    def _write(self, event: dict[str, Any]) -> None:
-        self._file.write(json.dumps(self.scrub(event), ensure_ascii=False) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+    def _write(self, event: dict[str, Any], last: bool = False) -> None:
+        """Append one event as one whole line (flushed and fsynced), or nothing: a write the disk cuts short is
+        taken back, and the run stops with one line. After that, only the `last` one (the end) is tried."""
+        if self.failed is not None and not last:
+            raise self.failed
+        if self._fd is None:
+            return
+        line = (json.dumps(self.scrub(event), ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            append_line(self._fd, line)
+        except OSError as exc:
+            path = self.run_dir / EVENTS
+            self.failed = self.failed or disk_full(exc, self.run_dir) or EnvironmentProblem(
+                f"cannot append to {path} ({exc.strerror or exc}): every event before this one is kept; fix the "
+                "disk and re-run")
+            raise self.failed from None
 
     def event(self, kind: str, /, **data: Any) -> None:
         """Append one event; `message` events also become transcript messages."""
@@ -103,18 +117,44 @@ class JsonlRecorder:
         """Write the end event and transcript.json (atomically); return its path."""
         totals = self.totals()
         ended = now_iso()
-        if not self._file.closed:
-            self._write({"type": "end", "status": status, "reason": reason, "ended_at": ended, "totals": totals,
-                         **extra})
-            self._file.close()
+        if self._fd is not None:
+            try:  # after a lost event too: the end says why the log stops there, if the disk takes it
+                self._write({"type": "end", "status": status, "reason": reason, "ended_at": ended,
+                             "totals": totals, **extra}, last=True)
+            except CodeduetError:  # kept in self.failed: the log ends at its last whole event
+                pass
+            os.close(self._fd)
+            self._fd = None
         transcript = {**self.header, "ended_at": ended, "status": status, "reason": reason, **extra,
                       "attempts": self.attempts, "rejected_replies": self.rejected, "candidates": self.candidates,
                       "messages": self.messages, "totals": totals}
         path = self.run_dir / TRANSCRIPT
         tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(self.scrub(transcript), indent=2, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            tmp.write_text(json.dumps(self.scrub(transcript), indent=2, ensure_ascii=False), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as exc:  # replay rebuilds the transcript from events.jsonl
+            tmp.unlink(missing_ok=True)
+            self.failed = self.failed or disk_full(exc, self.run_dir) or EnvironmentProblem(
+                f"cannot write {path} ({exc.strerror or exc}); replay reads the run from its events.jsonl")
         return path
+
+
+def append_line(fd: int, data: bytes) -> None:
+    """Append data to fd and fsync it; if any of it fails, the file is cut back to its size before (O_APPEND: one
+    writer per file, the recorder)."""
+    size = os.fstat(fd).st_size
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except OSError:
+        try:
+            os.ftruncate(fd, size)
+        except OSError:
+            pass
+        raise
 
 
 def compute_totals(messages: list[dict[str, Any]], seconds: float | None = None,

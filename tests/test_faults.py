@@ -1,13 +1,17 @@
 """Faults around a run rather than inside it, through the real CLI and real Docker: the sandbox container removed,
-killed or paused from outside while a block runs, or between two blocks. What was recorded before is never lost,
-and the user sees one line."""
+killed or paused from outside while a block runs, or between two blocks; the disk that holds the run folder filling
+up. What was recorded before is never lost, and the user sees one line."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
+import urllib.request
 from functools import partial
 from pathlib import Path
 
@@ -16,7 +20,7 @@ import yaml
 
 from agents.sandbox.docker_executor import LABEL, LABEL_WORKSPACE
 from tests.conftest import IMAGE, py
-from tests.helpers import ROOT, RUN_PY, containers_under, sandbox_runs, wait_for
+from tests.helpers import ROOT, RUN_PY, containers_under, run_cli, sandbox_runs, wait_for
 
 FIRST = "import os\nos.makedirs('out')\nopen('out/first.txt', 'w').write('kept')\nprint('first block')"
 SLOW = ("import subprocess\nopen('during.txt', 'w').write('x')\nprint('slow block started', flush=True)\n"
@@ -177,3 +181,142 @@ def test_a_container_lost_again_and_again_ends_the_run_with_one_line(sandbox_ima
     assert len(executions(run_dir)) == 2  # the first two losses were reported, and the run went on
     assert json.loads((run_dir / "transcript.json").read_text())["status"] == "error"
     assert containers_under(tmp_path) == []
+
+
+# -- the disk that holds the run folder fills up ----------------------------------------------------
+
+@pytest.fixture
+def small_disk(tmp_path: Path):
+    """A 1 MiB tmpfs as the workspaces root (mounting needs root: skipped otherwise), unmounted at the end."""
+    root = tmp_path / "small"
+    root.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0755", "tmpfs", str(root)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    yield root
+    subprocess.run(["umount", "-l", str(root)], check=False)
+
+
+def fill(root: Path) -> Path:
+    """Write a file under root until the disk refuses more; return it."""
+    filler = root / "filler.bin"
+    with open(filler, "wb", buffering=0) as fh:
+        chunk = b"\0" * 4096
+        try:
+            while True:
+                fh.write(chunk)
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC
+    return filler
+
+
+def test_an_event_the_full_disk_cuts_short_is_taken_back_whole(small_disk):
+    from agents.errors import DiskFull
+    from agents.transcript import JsonlRecorder, load_transcript
+
+    rec = JsonlRecorder(small_disk, {"run_id": "r1", "scenario": {"name": "t"}})
+    rec.event("message", role="task", content="short")
+    fill(small_disk)
+    before = (small_disk / "events.jsonl").read_bytes()
+    with pytest.raises(DiskFull) as caught:
+        rec.event("message", role="assistant", content="x" * 20000)  # longer than what is left of its last page
+    assert "is full" in str(caught.value) and "\n" not in str(caught.value)
+    assert (small_disk / "events.jsonl").read_bytes() == before  # the partial line was taken back
+    with pytest.raises(DiskFull):
+        rec.event("message", role="user_proxy", content="y")  # nothing after a lost event, even a short one
+    rec.finish("error", "the disk is full")  # no exception; the end, if the disk takes it; no transcript.json
+    after = (small_disk / "events.jsonl").read_bytes()
+    assert after.startswith(before) and [json.loads(line)["type"] for line in after[len(before):].splitlines()] in (
+        [], ["end"])
+    assert not (small_disk / "transcript.json").exists() and not list(small_disk.glob("*.tmp"))
+    warnings: list[str] = []
+    data = load_transcript(small_disk, warn=warnings.append)
+    assert [m["content"] for m in data["messages"]] == ["short"] and len(warnings) == 1
+    assert data["status"] == ("error" if after != before else "interrupted")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+@pytest.fixture
+def ui_on(tmp_path: Path):
+    """`codeduet ui` serving a workspaces root: ui_on(root) -> its URL; stopped at the end."""
+    procs = []
+
+    def start_ui(root: Path) -> str:
+        port = free_port()
+        (tmp_path / "scenarios").mkdir(exist_ok=True)
+        proc = subprocess.Popen([sys.executable, str(RUN_PY), "ui", "--port", str(port), "--workspace", str(root),
+                                 "--scenarios", str(tmp_path / "scenarios")], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, cwd=ROOT)
+        procs.append(proc)
+        url = f"http://127.0.0.1:{port}"
+        wait_for(lambda: get_or_none(url + "/"), timeout=60, proc=proc)
+        return url
+
+    yield start_ui
+    for proc in procs:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def get_or_none(url: str) -> int | None:
+    try:
+        return get(url)[0]
+    except OSError:
+        return None
+
+
+BIG = "open('big.bin', 'wb').write(b'x' * (3 << 20))\nprint('wrote big.bin')"
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("how", ["filled-from-outside", "filled-by-the-copy-back"])
+def test_a_full_disk_ends_the_run_with_one_line_and_keeps_every_event(sandbox_image, tmp_path, small_disk, ui_on,
+                                                                      how):
+    url = ui_on(small_disk)
+    second = py(SLOW) if how == "filled-from-outside" else py(BIG)
+    scenario = write_scenario(tmp_path / "full.yaml", [py(FIRST), second, py(AFTER)], "full")
+
+    def meddle(proc, run_dir):
+        if how == "filled-from-outside":
+            wait_for(lambda: sandbox_runs(tmp_path, "sleep 300"), proc=proc)
+            proc.send_signal(signal.SIGSTOP)  # it writes nothing while the disk fills
+            try:
+                fill(small_disk)
+            finally:
+                proc.send_signal(signal.SIGCONT)
+
+    code, run_dir, out, err = run_and_meddle(scenario, small_disk, tmp_path, meddle)
+    assert code == 3, (out, err)
+    assert "Traceback" not in out + err
+    errors = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(errors) == 1 and errors[0].startswith("error: the disk holding ") and "is full" in errors[0], err
+    kept = events(run_dir)  # every line whole
+    assert kept[0]["type"] == "start"
+    roles = [e["role"] for e in kept if e["type"] == "message"]
+    assert roles[:3] == ["task", "assistant", "execution"]  # everything before the disk filled is there
+    assert "first block" in executions(run_dir)[0]["output"]
+    replay = run_cli("replay", str(run_dir), timeout=120)  # the disk is still full
+    assert replay.returncode == 0, replay.stderr
+    assert "first block" in replay.stdout and "Traceback" not in replay.stderr
+    assert containers_under(tmp_path) == []
+    assert get(url + "/")[0] == 200  # the page keeps serving, this run listed
+    status, page = get(f"{url}/run/full/{run_dir.name}")
+    assert status == 200 and "first block" in page
