@@ -199,6 +199,7 @@ def _from_events(path: Path) -> dict[str, Any]:
     rejected: list[dict[str, Any]] = []
     candidates: list[dict[str, Any]] = []
     skipped: list[int] = []
+    end_line = 0
     with open(path, encoding="utf-8", errors="replace") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
@@ -207,8 +208,8 @@ def _from_events(path: Path) -> dict[str, Any]:
                 event = json.loads(line)
             except json.JSONDecodeError:
                 event = None
-            if not isinstance(event, dict):  # a line cut by kill -9, or one corrupted: the others are intact
-                skipped.append(n)
+            if not isinstance(event, dict) or not well_formed(event):  # cut by kill -9, or damaged: the others
+                skipped.append(n)                                       # are intact
                 continue
             kind = event.pop("type", None)
             if kind == "start":
@@ -222,11 +223,15 @@ def _from_events(path: Path) -> dict[str, Any]:
             elif kind == "candidate":
                 candidates.append(event)
             elif kind == "end":
-                end = event
+                end, end_line = event, n
     if header is None:
         raise TranscriptError(f"{path}: not a codeduet event log (no start event)")
+    if end is not None and (end.get("status") not in STATUSES or not isinstance(end.get("totals"), dict)):
+        skipped.append(end_line)  # an end line damaged into other valid JSON: the run's end is unknown
+        end = None
     status = end["status"] if end else "interrupted"
-    reason = end["reason"] if end else "the process ended before the run finished (recovered from events.jsonl)"
+    reason = str(end.get("reason") or "?") if end else \
+        "the process ended before the run finished (recovered from events.jsonl)"
     return {**header, "status": status, "reason": reason, "ended_at": (end or {}).get("ended_at"),
             "chosen_attempt": (end or {}).get("chosen_attempt") or _reached(attempts, messages),
             "attempts": attempts, "rejected_replies": rejected, "candidates": candidates,
@@ -234,6 +239,37 @@ def _from_events(path: Path) -> dict[str, Any]:
                                                                                         attempts, candidates),
             "changed_files": (end or {}).get("changed_files") or [], "recovered_from_events": True,
             "skipped_event_lines": skipped}
+
+
+Shape = dict[str, Any]
+NUMBER = (int, float)
+USAGE: Shape = {"prompt_tokens": int, "completion_tokens": int, "cached_tokens": int, "seconds": NUMBER,
+                "first_token_s": NUMBER, "extra": dict}
+EXECUTION: Shape = {"exit_code": int, "output": str, "duration_s": NUMBER, "filename": str, "language": str,
+                    "refused": str, "files": [dict], "timed_out": bool, "truncated": bool, "oom_killed": bool,
+                    "disk_full": bool, "sandbox_lost": str, "saved_only": bool, "usage": bool}
+OUTCOME: Shape = {"kind": str, "summary": str, "success": bool, "executions": [EXECUTION],
+                  "checks": [{"name": str, "passed": bool, "detail": str}], "files": [dict], "written": [str]}
+EVENT: Shape = {
+    "format": str, "run_id": str, "run_dir": str, "scenario": dict, "started_at": str, "ended_at": str,
+    "warnings": list, "index": int, "attempt": int, "turn": int, "role": str, "content": str, "sender": str,
+    "recipient": str, "time": str, "status": str, "reason": str, "success": bool, "summary": str,
+    "before_message": int, "follow_up": str, "chosen": bool, "chosen_attempt": int, "changed_files": [dict],
+    "totals": dict, "usage": USAGE, "outcome": OUTCOME, "code_blocks": [{"language": str, "code": str}]}
+"""What the readers (totals, show, html, the UI) expect of the keys they use; null is allowed for each. A line
+damaged into other valid JSON that breaks this is skipped like an unreadable one."""
+
+
+def well_formed(value: Any, shape: Any = EVENT) -> bool:
+    """Whether value has the shape: a type, a tuple of types, [item shape] for a list, {key: shape} for a dict
+    (unknown keys are free)."""
+    if value is None:
+        return True
+    if isinstance(shape, dict):
+        return isinstance(value, dict) and all(well_formed(v, shape[k]) for k, v in value.items() if k in shape)
+    if isinstance(shape, list):
+        return isinstance(value, list) and all(well_formed(v, shape[0]) for v in value)
+    return isinstance(value, shape)
 
 
 def _reached(attempts: list[dict[str, Any]], messages: list[dict[str, Any]]) -> int | None:
