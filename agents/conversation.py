@@ -13,7 +13,7 @@ from agents.briefing import briefed_task
 from agents.budget import TimeBudget
 from agents.changes import record_changes
 from agents.display import NullDisplay
-from agents.errors import CodeduetError
+from agents.errors import CodeduetError, EnvironmentProblem, disk_full
 from agents.models.config import build_provider
 from agents.paths import default_workspaces
 from agents.prompts import PROMPT_VERSION
@@ -130,9 +130,9 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
         status, reason, error = "error", str(exc), exc
         if getattr(exc, "partial", None):  # what the model had sent of the reply it was writing
             recorder.event("partial_reply", content=exc.partial, reason=reason)
-    except Exception as exc:  # a bug or a backend failure: recorded, then shown as one line
-        status, reason = "error", f"{type(exc).__name__}: {exc}".splitlines()[0]
-        error = CodeduetError(reason)
+    except Exception as exc:  # a full disk, a bug or a backend failure: recorded, then shown as one line
+        error = disk_full(exc, run_dir) or CodeduetError(f"{type(exc).__name__}: {exc}".splitlines()[0])
+        status, reason = "error", str(error)
     finally:
         display.stop_live()
         best = best_attempt(summaries)
@@ -140,6 +140,9 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
         changed = record_changes(run_dir, run_dir / workspace_name(chosen or 1), scenario.starting_files())
         path = recorder.finish(status, reason, chosen_attempt=chosen, changed_files=changed)
         display.run_finished(status, reason, run_dir)
+    failed = getattr(recorder, "failed", None)  # the disk filled: what the log holds is all that was kept
+    if failed is not None and not interrupted and (error is None or not isinstance(error, EnvironmentProblem)):
+        status, reason, error = "error", str(failed), failed
     result = RunResult(run_dir, status, reason, recorder.totals(), path, error, [a.to_dict() for a in summaries],
                        chosen, changed)
     if interrupted:

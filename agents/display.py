@@ -53,7 +53,8 @@ def outcome_text(outcome: dict[str, Any]) -> Text:
     text = Text()
     for e in outcome.get("executions", []):
         ok = e.get("exit_code") == 0 or bool(e.get("usage"))  # a command-line tool run bare printed its usage
-        flags = [f for f in ("timed_out", "truncated", "oom_killed", "disk_full", "usage") if e.get(f)]
+        flags = [f for f in ("timed_out", "truncated", "oom_killed", "disk_full", "sandbox_lost", "usage")
+                 if e.get(f)]
         text.append(f"{'✔' if ok else '✘'} {run_label(e)} exit={e.get('exit_code')} "
                     f"{e.get('duration_s', 0):.2f}s {' '.join(flags)}\n", style="green" if ok else "red")
     for c in outcome.get("checks", []):
@@ -180,12 +181,18 @@ class FileDisplay(NullDisplay):
 
     def generation_started(self, name: str) -> None:
         if self.path is not None:
-            self.path.write_text("", encoding="utf-8")
+            try:
+                self.path.write_text("", encoding="utf-8")
+            except OSError:  # a full disk: only this view misses it; the next event says so and ends the run
+                pass
 
     def on_token(self, text: str) -> None:
         if self.path is not None:
-            with open(self.path, "a", encoding="utf-8") as fh:
-                fh.write(text)
+            try:
+                with open(self.path, "a", encoding="utf-8") as fh:
+                    fh.write(text)
+            except OSError:
+                pass
 
     def on_message(self, event: dict[str, Any]) -> None:
         if self.path is not None:

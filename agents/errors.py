@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -49,3 +51,23 @@ class ModelUnavailable(EnvironmentProblem):
     def __init__(self, message: str, partial: str | None = None):
         super().__init__(message)
         self.partial = partial
+
+
+class DiskFull(EnvironmentProblem):
+    """The disk holding the run folder is full (or over quota): the run stops, what was recorded is kept."""
+
+
+class SandboxLost(EnvironmentProblem):
+    """The sandbox container kept disappearing (removed, killed or paused from outside): the run stops."""
+
+
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+def disk_full(exc: BaseException, where: object) -> DiskFull | None:
+    """The one line for an OSError that says the disk holding `where` is full, else None."""
+    if not isinstance(exc, OSError) or exc.errno not in NO_SPACE:
+        return None
+    return DiskFull(f"the disk holding {where} is full ({exc.strerror}): the run stopped there and everything "
+                    "recorded before is in its events.jsonl; free space on that disk (or use --workspace on "
+                    "another one) and re-run")

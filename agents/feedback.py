@@ -93,6 +93,8 @@ def run_summary(last: ExecResult) -> str:
         return "it ran (exit code 0)"
     if last.timed_out:
         return f"it was stopped at the time limit (exit code {last.exit_code})"
+    if last.sandbox_lost:
+        return f"the sandbox container was {last.sandbox_lost.split(' (')[0]} while it ran"
     if last.oom_killed:
         return "it ran out of memory"
     if last.disk_full:
@@ -155,6 +157,9 @@ def _failure(last: ExecResult) -> tuple[str, str]:
     """The title over a failed block's output, and the hint on what to do about it."""
     if last.refused:
         return "Not saved", "Use a plain relative path inside the current directory."
+    if last.sandbox_lost:
+        return ("Output before the sandbox stopped", "The sandbox container was stopped from outside while it ran, "
+                "not by your code; the files of earlier blocks are still there and it may be sent again.")
     if last.timed_out:
         return ("Output before it was stopped",
                 "It was stopped at the time limit: remove infinite loops or make it faster.")

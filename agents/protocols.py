@@ -25,6 +25,9 @@ class ExecResult:
     oom_killed: bool = False
     disk_full: bool = False
     """The workspace's disk limit was hit (ENOSPC) during this execution."""
+    sandbox_lost: str | None = None
+    """What happened to the sandbox container while this block ran (removed, stopped or paused from outside), in
+    words; None when nothing did. The next block runs in a fresh container."""
     filename: str | None = None
     """The file that ran (blockNN.py, or the path a `# filename:` line named), or the file saved."""
     language: str = "python"

@@ -84,7 +84,8 @@ class SandboxProxy(UserProxyAgent):
         outcome = run_reply(content, self.scenario, self.executor, display=self.display, budget=self.budget,
                             seen=seen)
         if outcome.kind == "executed":
-            self.memory.remember(content, self.attempt, self.turns, outcome.summary(), outcome.written)
+            if not any(r.sandbox_lost for r in outcome.results):  # cut off from outside: it may be sent again
+                self.memory.remember(content, self.attempt, self.turns, outcome.summary(), outcome.written)
             self.last_executed = outcome
         return outcome
 

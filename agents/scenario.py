@@ -23,7 +23,7 @@ from pydantic import (
 from agents.defaults import SANDBOX_IMAGE
 from agents.errors import BadInputError, ScenarioError
 from agents.project_files import as_text, check_overlap, read_folder
-from agents.yamlio import Loc, load_yaml, validate
+from agents.yamlio import Loc, line_of, load_yaml, shown_key, validate
 
 
 class Strict(BaseModel):
@@ -412,15 +412,17 @@ def _shape_hint(data: Any, lines: dict[Loc, int], origin: str) -> None:
     if not isinstance(data, dict):
         raise ScenarioError(f"{origin}:1: the scenario must be a mapping of keys (task:, model:, ...)")
 
+    def named(loc: Loc) -> str:
+        return ".".join(shown_key(part) for part in loc)
+
     def walk_pred(node: Any, loc: Loc) -> None:
         if not isinstance(node, dict) or len(node) != 1:
-            line = lines.get(loc, "?")
-            raise ScenarioError(f"{origin}:{line}: {'.'.join(map(str, loc))}: a predicate is one key of "
+            raise ScenarioError(f"{origin}:{line_of(lines, loc)}: {named(loc)}: a predicate is one key of "
                                 f"{', '.join(sorted(PREDICATE_KEYS))}")
         (key, value), = node.items()
         if key not in PREDICATE_KEYS:
-            raise ScenarioError(f"{origin}:{lines.get(loc + (key,), '?')}: {'.'.join(map(str, loc + (key,)))}: "
-                                f"unknown predicate kind '{key}' (known: {', '.join(sorted(PREDICATE_KEYS))})")
+            raise ScenarioError(f"{origin}:{line_of(lines, loc + (key,))}: {named(loc + (key,))}: unknown "
+                                f"predicate kind {str(key)!r} (known: {', '.join(sorted(PREDICATE_KEYS))})")
         if key in ("any", "all") and isinstance(value, list):
             for i, sub in enumerate(value):
                 walk_pred(sub, loc + (key, i))
@@ -428,12 +430,13 @@ def _shape_hint(data: Any, lines: dict[Loc, int], origin: str) -> None:
     if "termination" in data:
         walk_pred(data["termination"], ("termination",))
         _check_callables(data["termination"], ("termination",), lines, origin)
-    for i, check in enumerate(data.get("checks") or []):
+    checks = data.get("checks")
+    for i, check in enumerate(checks if isinstance(checks, list) else []):  # not a list: pydantic says so
         loc = ("checks", i)
         if not isinstance(check, dict) or len(check) != 1 or next(iter(check)) not in CHECK_KEYS:
             key = next(iter(check)) if isinstance(check, dict) and check else ""
-            raise ScenarioError(f"{origin}:{lines.get(loc + (key,), lines.get(loc, '?'))}: checks.{i}: "
-                                f"unknown check '{key}' (known: {', '.join(sorted(CHECK_KEYS))})")
+            raise ScenarioError(f"{origin}:{line_of(lines, loc + (key,))}: checks.{i}: "
+                                f"unknown check {str(key)!r} (known: {', '.join(sorted(CHECK_KEYS))})")
 
 
 def _check_callables(node: Any, loc: Loc, lines: dict[Loc, int], origin: str) -> None:

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from agents.errors import TranscriptError
+from agents.errors import CodeduetError, EnvironmentProblem, TranscriptError, disk_full
 
 FORMAT = "codeduet.transcript/2"
 READABLE = ("codeduet.transcript/1", FORMAT)
@@ -76,13 +76,27 @@ class JsonlRecorder:
         self.partial_reply: dict[str, Any] | None = None
         """The reply the model was writing when its server went away (ModelUnavailable.partial)."""
         self.started = time.perf_counter()
-        self._file = open(self.run_dir / EVENTS, "a", encoding="utf-8")
+        self.failed: CodeduetError | None = None
+        """Why an event could not be written (a full disk): nothing is appended after it, so the log stays whole."""
+        self._fd: int | None = os.open(self.run_dir / EVENTS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._write({"type": "start", **self.header})
 
-    def _write(self, event: dict[str, Any]) -> None:
-        self._file.write(json.dumps(self.scrub(event), ensure_ascii=False) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+    def _write(self, event: dict[str, Any], last: bool = False) -> None:
+        """Append one event as one whole line (flushed and fsynced), or nothing: a write the disk cuts short is
+        taken back, and the run stops with one line. After that, only the `last` one (the end) is tried."""
+        if self.failed is not None and not last:
+            raise self.failed
+        if self._fd is None:
+            return
+        line = (json.dumps(self.scrub(event), ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            append_line(self._fd, line)
+        except OSError as exc:
+            path = self.run_dir / EVENTS
+            self.failed = self.failed or disk_full(exc, self.run_dir) or EnvironmentProblem(
+                f"cannot append to {path} ({exc.strerror or exc}): every event before this one is kept; fix the "
+                "disk and re-run")
+            raise self.failed from None
 
     def event(self, kind: str, /, **data: Any) -> None:
         """Append one event; `message` events also become transcript messages."""
@@ -107,19 +121,45 @@ class JsonlRecorder:
         """Write the end event and transcript.json (atomically); return its path."""
         totals = self.totals()
         ended = now_iso()
-        if not self._file.closed:
-            self._write({"type": "end", "status": status, "reason": reason, "ended_at": ended, "totals": totals,
-                         **extra})
-            self._file.close()
+        if self._fd is not None:
+            try:  # after a lost event too: the end says why the log stops there, if the disk takes it
+                self._write({"type": "end", "status": status, "reason": reason, "ended_at": ended,
+                             "totals": totals, **extra}, last=True)
+            except CodeduetError:  # kept in self.failed: the log ends at its last whole event
+                pass
+            os.close(self._fd)
+            self._fd = None
         transcript = {**self.header, "ended_at": ended, "status": status, "reason": reason, **extra,
                       "attempts": self.attempts, "rejected_replies": self.rejected, "candidates": self.candidates,
                       "messages": self.messages, "totals": totals,
                       **({"partial_reply": self.partial_reply} if self.partial_reply else {})}
         path = self.run_dir / TRANSCRIPT
         tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(self.scrub(transcript), indent=2, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            tmp.write_text(json.dumps(self.scrub(transcript), indent=2, ensure_ascii=False), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as exc:  # replay rebuilds the transcript from events.jsonl
+            tmp.unlink(missing_ok=True)
+            self.failed = self.failed or disk_full(exc, self.run_dir) or EnvironmentProblem(
+                f"cannot write {path} ({exc.strerror or exc}); replay reads the run from its events.jsonl")
         return path
+
+
+def append_line(fd: int, data: bytes) -> None:
+    """Append data to fd and fsync it; if any of it fails, the file is cut back to its size before (O_APPEND: one
+    writer per file, the recorder)."""
+    size = os.fstat(fd).st_size
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except OSError:
+        try:
+            os.ftruncate(fd, size)
+        except OSError:
+            pass
+        raise
 
 
 def compute_totals(messages: list[dict[str, Any]], seconds: float | None = None,
@@ -165,6 +205,7 @@ def _from_events(path: Path) -> dict[str, Any]:
     candidates: list[dict[str, Any]] = []
     skipped: list[int] = []
     partial: dict[str, Any] | None = None
+    end_line = 0
     with open(path, encoding="utf-8", errors="replace") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
@@ -173,8 +214,8 @@ def _from_events(path: Path) -> dict[str, Any]:
                 event = json.loads(line)
             except json.JSONDecodeError:
                 event = None
-            if not isinstance(event, dict):  # a line cut by kill -9, or one corrupted: the others are intact
-                skipped.append(n)
+            if not isinstance(event, dict) or not well_formed(event):  # cut by kill -9, or damaged: the others
+                skipped.append(n)                                       # are intact
                 continue
             kind = event.pop("type", None)
             if kind == "start":
@@ -190,11 +231,15 @@ def _from_events(path: Path) -> dict[str, Any]:
             elif kind == "partial_reply":
                 partial = event
             elif kind == "end":
-                end = event
+                end, end_line = event, n
     if header is None:
         raise TranscriptError(f"{path}: not a codeduet event log (no start event)")
+    if end is not None and (end.get("status") not in STATUSES or not isinstance(end.get("totals"), dict)):
+        skipped.append(end_line)  # an end line damaged into other valid JSON: the run's end is unknown
+        end = None
     status = end["status"] if end else "interrupted"
-    reason = end["reason"] if end else "the process ended before the run finished (recovered from events.jsonl)"
+    reason = str(end.get("reason") or "?") if end else \
+        "the process ended before the run finished (recovered from events.jsonl)"
     return {**header, "status": status, "reason": reason, "ended_at": (end or {}).get("ended_at"),
             "chosen_attempt": (end or {}).get("chosen_attempt") or _reached(attempts, messages),
             "attempts": attempts, "rejected_replies": rejected, "candidates": candidates,
@@ -202,6 +247,37 @@ def _from_events(path: Path) -> dict[str, Any]:
                                                                                         attempts, candidates),
             "changed_files": (end or {}).get("changed_files") or [], "recovered_from_events": True,
             "skipped_event_lines": skipped, **({"partial_reply": partial} if partial else {})}
+
+
+Shape = dict[str, Any]
+NUMBER = (int, float)
+USAGE: Shape = {"prompt_tokens": int, "completion_tokens": int, "cached_tokens": int, "seconds": NUMBER,
+                "first_token_s": NUMBER, "extra": dict}
+EXECUTION: Shape = {"exit_code": int, "output": str, "duration_s": NUMBER, "filename": str, "language": str,
+                    "refused": str, "files": [dict], "timed_out": bool, "truncated": bool, "oom_killed": bool,
+                    "disk_full": bool, "sandbox_lost": str, "saved_only": bool, "usage": bool}
+OUTCOME: Shape = {"kind": str, "summary": str, "success": bool, "executions": [EXECUTION],
+                  "checks": [{"name": str, "passed": bool, "detail": str}], "files": [dict], "written": [str]}
+EVENT: Shape = {
+    "format": str, "run_id": str, "run_dir": str, "scenario": dict, "started_at": str, "ended_at": str,
+    "warnings": list, "index": int, "attempt": int, "turn": int, "role": str, "content": str, "sender": str,
+    "recipient": str, "time": str, "status": str, "reason": str, "success": bool, "summary": str,
+    "before_message": int, "follow_up": str, "chosen": bool, "chosen_attempt": int, "changed_files": [dict],
+    "totals": dict, "usage": USAGE, "outcome": OUTCOME, "code_blocks": [{"language": str, "code": str}]}
+"""What the readers (totals, show, html, the UI) expect of the keys they use; null is allowed for each. A line
+damaged into other valid JSON that breaks this is skipped like an unreadable one."""
+
+
+def well_formed(value: Any, shape: Any = EVENT) -> bool:
+    """Whether value has the shape: a type, a tuple of types, [item shape] for a list, {key: shape} for a dict
+    (unknown keys are free)."""
+    if value is None:
+        return True
+    if isinstance(shape, dict):
+        return isinstance(value, dict) and all(well_formed(v, shape[k]) for k, v in value.items() if k in shape)
+    if isinstance(shape, list):
+        return isinstance(value, list) and all(well_formed(v, shape[0]) for v in value)
+    return isinstance(value, shape)
 
 
 def _reached(attempts: list[dict[str, Any]], messages: list[dict[str, Any]]) -> int | None:

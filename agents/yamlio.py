@@ -45,6 +45,8 @@ def parse_yaml(text: str, origin: str, error: type[BadInputError] = BadInputErro
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = f":{mark.line + 1}" if mark else ""
+        if isinstance(exc, yaml.reader.ReaderError):  # a character YAML refuses: it has a position, not a mark
+            line = f":{text.count(chr(10), 0, exc.position) + 1}"
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
         if context and start and mark and start.line != mark.line:
@@ -91,17 +93,23 @@ def describe_validation(exc: ValidationError, origin: str, lines: dict[Loc, int]
     for part in loc:  # discriminated unions repeat the tag: termination.regex.regex -> termination.regex
         if not real or real[-1] != part:
             real += (part,)
-    key = ".".join(str(p) for p in real) or "(top level)"
+    key = ".".join(shown_key(p) for p in real) or "(top level)"
     line = line_of(lines, real)
     where = f"{origin}:{line}" if line else origin
-    msg = err["msg"].removeprefix("Value error, ")
+    msg = err["msg"].removeprefix("Value error, ").replace("\n", "\\n")
     if err["type"] == "extra_forbidden":
-        msg = f"unknown key '{real[-1]}'"
+        msg = f"unknown key {str(real[-1])!r}"
         if err.get("ctx", {}).get("allowed"):
             msg += f" (allowed: {err['ctx']['allowed']})"
     elif err["type"] == "missing":
         msg = "required key is missing"
     return f"{where}: {key}: {msg}"
+
+
+def shown_key(part: Any) -> str:
+    """A key as an error line names it: as written, or quoted when it is blank or holds a line break."""
+    text = str(part)
+    return text if text.strip() == text and text.isprintable() and text else repr(text)
 
 
 def validate(model: type[BaseModel], data: Any, origin: str, lines: dict[Loc, int],

@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -17,6 +18,13 @@ from agents.defaults import SANDBOX_IMAGE  # noqa: E402  (after the worktree roo
 from tests.helpers import py  # noqa: E402,F401  (tests import py from here too)
 
 pytest_plugins = ["tests.plugins.leak_guard", "pytester"]  # leak guard: see tests/plugins/leak_guard.py
+
+# Property tests (tests/test_properties.py): 200 examples each in the suite; `--hypothesis-profile thorough` for
+# 2,000. No deadline (2 shared cores), no example database left in the checkout.
+settings.register_profile("codeduet", max_examples=200, deadline=None, database=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+settings.register_profile("thorough", parent=settings.get_profile("codeduet"), max_examples=2000)
+settings.load_profile("codeduet")
 
 IMAGE = os.environ.get("CODEDUET_TEST_IMAGE", SANDBOX_IMAGE)
 

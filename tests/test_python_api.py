@@ -122,7 +122,8 @@ print("done")
         "path",
         f"BadInputError 2 nowhere: no such run folder, run id or scenario under {tmp_path / 'workspaces'} "
         "(see `codeduet runs`)"]
-    assert lines[7].startswith("BadInputError 2 unknown model 'no-such-model': ") and "defines ag2, llamacpp-server, local" in lines[7]
+    assert lines[7].startswith("BadInputError 2 unknown model 'no-such-model': ")
+    assert "defines ag2, llamacpp-server, local" in lines[7]
     assert lines[-1] == "done" and proc.stderr == ""
 
 

@@ -39,12 +39,16 @@ def load_models_file(path: Path | None = None) -> tuple[ModelsFile, dict[Loc, in
 
 def build_entry(name: str, entry: Any, origin: str, lines: dict[Loc, int], prefix: Loc) -> ModelProvider:
     """Validate one entry against its provider's Config and construct the provider."""
-    if not isinstance(entry, dict) or "provider" not in entry:
-        from agents.yamlio import line_of
+    from agents.yamlio import line_of
 
+    if not isinstance(entry, dict) or "provider" not in entry:
         line = line_of(lines, prefix)
         raise BadInputError(f"{origin}:{line}: {'.'.join(map(str, prefix))}: a model entry needs a 'provider' key")
-    cls = provider_class(str(entry["provider"]))
+    try:
+        cls = provider_class(str(entry["provider"]))
+    except BadInputError as exc:  # an unknown name or a dotted path that does not import: where it is written
+        where = (*prefix, "provider")
+        raise BadInputError(f"{origin}:{line_of(lines, where)}: {'.'.join(map(str, where))}: {exc}") from None
     config = validate(cls.Config, entry, origin, lines, prefix=prefix)
     return cls(name, config)
 

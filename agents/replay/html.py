@@ -60,7 +60,8 @@ def content_html(content: str | None) -> str:
 def execution_html(e: dict[str, Any]) -> str:
     """One execution: a status line, then its output in a <details> (open when it failed)."""
     ok = e.get("exit_code") == 0 or bool(e.get("usage"))  # a command-line tool run bare printed its usage
-    flags = [f.replace("_", " ") for f in ("timed_out", "truncated", "oom_killed", "disk_full", "usage") if e.get(f)]
+    flags = [f.replace("_", " ") for f in ("timed_out", "truncated", "oom_killed", "disk_full", "sandbox_lost", "usage")
+             if e.get(f)]
     output = e.get("output") or ""
     lines = output.count("\n") + (1 if output and not output.endswith("\n") else 0)
     head = (f'<span class="mark">{"✔" if ok else "✘ FAILED"}</span> {esc(run_label(e))} · '

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from agents.errors import disk_full
 from agents.sandbox.safe_write import make_dirs, remove_path, write_stream
 
 MOUNT = "/workspace"
@@ -189,6 +190,8 @@ class WorkspaceSync:
         try:
             self._copy_back(api, container_id, changes, report)
         except Exception as exc:  # the container died, the daemon went away: say so, keep the run going
+            if disk_full(exc, self.root):  # the host's disk is full: the run folder cannot keep up, the run ends
+                raise
             report.error = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
         return report
 

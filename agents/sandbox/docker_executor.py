@@ -17,6 +17,7 @@ from agents.errors import DockerUnavailable
 from agents.protocols import ExecResult
 from agents.sandbox.archive import CopyReport, WorkspaceSync
 from agents.sandbox.filenames import place_block, ran_as, run_argv
+from agents.sandbox.lost import between_blocks, check_count, lost_state, remove_lost, under_block
 from agents.sandbox.offline import pip_note
 from agents.sandbox.output import BoundedOutput
 from agents.sandbox.runner import RUNNER, RunnerBroken, RunnerClient
@@ -111,6 +112,10 @@ class DockerExecutor:
         """Whether /workspace was full after the previous block."""
         self._changes: dict[str, Any] | None = None
         """What the last block changed in /workspace, as the runner saw it (None: unknown, compare everything)."""
+        self._broken: Exception | None = None
+        """Why the warm runner broke during the last block (None: it did not)."""
+        self.lost = 0
+        """Containers lost so far; each was replaced by a fresh one."""
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -152,11 +157,7 @@ class DockerExecutor:
 
     def stop(self) -> None:
         """Remove the container; safe to call twice and from a signal path."""
-        with self._lock:
-            container, self.container = self.container, None
-            runner, self.runner = self.runner, None
-        if runner is not None:
-            runner.close()
+        container = self._release()
         if container is not None:
             try:
                 container.remove(force=True, v=True)  # v: the workspace volume goes with it
@@ -169,6 +170,15 @@ class DockerExecutor:
                 pass
             return
         self._disarm()
+
+    def _release(self) -> Any:
+        """Take the container and the runner off this executor (the runner's connection closed); the container."""
+        with self._lock:
+            container, self.container = self.container, None
+            runner, self.runner = self.runner, None
+        if runner is not None:
+            runner.close()
+        return container
 
     def _disarm(self) -> None:
         """This process cleaned up itself: its reaper exits without doing anything."""
@@ -228,17 +238,31 @@ class DockerExecutor:
         """Run argv in /workspace with `timeout`; kill every sandbox process when it is exceeded; then copy what
         it wrote back to the host folder."""
         self.start()
+        replaced = self._replace_if_gone()
         limit = timeout or self.cfg.timeout
         cmd, fallback = (["timeout", "-k", "1", "-s", "TERM", f"{limit:g}", *a] if a else None
                          for a in (argv, self._fallback))
         out = BoundedOutput(self.cfg.output_limit)
+        out.write(replaced)
         started = time.perf_counter()
-        self._changes = None
-        self._placed = self._sync_in(inline=self.warm)
-        exit_code = self._run_warm(cmd, limit, out, fallback) if self.warm else None
-        if exit_code is None:
-            self._placed = self._sync_in(inline=False)
-            exit_code = self._run_exec(cmd if self._placed or not fallback else fallback, limit, out)
+        self._changes, self._broken, lost = None, None, None
+        try:
+            self._placed = self._sync_in(inline=self.warm)
+            exit_code = self._run_warm(cmd, limit, out, fallback) if self.warm else None
+            if exit_code is None:
+                self._placed = self._sync_in(inline=False)
+                exit_code = self._run_exec(cmd if self._placed or not fallback else fallback, limit, out)
+        except Exception:  # the container went away under the block, or the daemon did
+            lost = self._lost_state()
+            if lost is None:
+                raise
+            exit_code = None
+        if lost is None and (self._broken is not None or exit_code is None):
+            lost = self._lost_state()
+        if lost is not None:
+            return self._lost_block(lost, out, time.perf_counter() - started)
+        if self._broken is not None:
+            out.write(BROKEN if isinstance(self._broken, RunnerBroken) else f"\n[codeduet: {self._broken}]")
         duration = time.perf_counter() - started
         timed_out = exit_code == 124 or (exit_code in (137, None) and duration >= limit)
         if timed_out or exit_code is None:
@@ -264,6 +288,43 @@ class DockerExecutor:
             text += "\n" + note
         return ExecResult(exit_code=exit_code, output=text, duration_s=round(duration, 4),
                           timed_out=timed_out, truncated=out.truncated, oom_killed=oom, disk_full=disk_full)
+
+    # -- a container that went away (agents/sandbox/lost.py) ------------------------------------
+    def _lost_state(self) -> str | None:
+        """What happened to the container when it no longer runs blocks; None when it runs, or was stopped here."""
+        container = self.container
+        return None if container is None else lost_state(self.client.api, container.id, self.cfg.memory)
+
+    def _replace_if_gone(self) -> str:
+        """Before a block: if the container went away since the last one (its runner's stream ended, or, before
+        the first block, the daemon no longer knows it), start a fresh one; return the line saying so."""
+        runner = self.runner
+        if (runner is not None and not runner.ended()) or (runner is None and not self.warm):
+            return ""  # alive; or in docker exec mode, where a lost container shows in the block's own run
+        lost = self._lost_state()
+        if lost is None:
+            return ""
+        self._discard(lost)
+        self.start()
+        return between_blocks(lost)
+
+    def _lost_block(self, lost: str, out: BoundedOutput, duration: float) -> ExecResult:
+        """The report of a block whose container went away under it; the next block gets a fresh container."""
+        self._discard(lost)
+        return ExecResult(exit_code=125, output=out.text() + under_block(lost), duration_s=round(duration, 4),
+                          truncated=out.truncated, sandbox_lost=lost)
+
+    def _discard(self, lost: str) -> None:
+        """Forget the lost container (removed; unpaused first if paused); the host folder, complete after every
+        finished block, fills the next one. SandboxLost when this has happened LOST_MAX times."""
+        container = self._release()
+        if container is not None:
+            remove_lost(container)
+        self.warm, self._put, self._files, self._changes = True, [], {}, None
+        self._full_before, self._oom_kills = False, 0
+        self.sync.synced.clear()  # the fresh container gets every file of the host folder
+        self.lost += 1
+        check_count(self.lost, lost)
 
     def _sync_in(self, inline: bool) -> bool:
         """Send the host files written since the last block into the container: small ones with the runner's next
@@ -328,7 +389,7 @@ class DockerExecutor:
                     self.sync.synced.pop(path, None)
                 self._files = {}
                 return None  # nothing of the block came back: run it with docker exec
-            out.write(BROKEN if isinstance(exc, RunnerBroken) else f"\n[codeduet: {exc}]")
+            self._broken = exc  # said after the block, unless the container itself is gone
             return 125
         except BaseException:  # Ctrl-C mid-block: its frames may still come, so this stream is never read again
             self._drop_runner()

@@ -207,6 +207,24 @@ class RunnerClient:
             except OSError:
                 pass
 
+    def ended(self) -> bool:
+        """Whether the runner's stream has closed between blocks (its container stopped or was removed); False when
+        it is open, or when this connection cannot tell."""
+        if not isinstance(self.sock, socket.socket) or self.buffer:
+            return False
+        try:
+            self.sock.settimeout(0)
+            return self.sock.recv(1, socket.MSG_PEEK) == b""
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+        finally:
+            try:
+                self.sock.settimeout(None)
+            except OSError:
+                pass
+
     def _fill(self, need: int, until: float) -> None:
         """Read docker's stdout frames until `need` bytes of the runner's own stream are buffered."""
         while len(self.buffer) < need:
