@@ -81,7 +81,7 @@ def run_one(path: Path, opts: Any, as_json: bool, human: Any = None) -> int:
 
 def chat_command(console: Console, model: str | None, human: str, max_auto_reply: int,
                  workspace: Path | None) -> int:
-    """`run.py chat`: the person types a task, the loop runs with them in it, and then they can type the next one;
+    """`codeduet chat`: the person types a task, the loop runs with them in it, and then they can type the next one;
     each task is its own run. 'exit' (or a closed stdin after a run) ends it with the last run's exit code."""
     from agents.conversation import RunOptions, run_scenario, until_stopped
     from agents.display import ConsoleDisplay
@@ -102,7 +102,7 @@ def chat_command(console: Console, model: str | None, human: str, max_auto_reply
             raise
         if task.lower() in EXIT_WORDS:
             return code
-        scenario = Scenario(name="chat", description="free-form session from `run.py chat`", task=task,
+        scenario = Scenario(name="chat", description="free-form session from `codeduet chat`", task=task,
                             user_proxy=UserProxyConfig(human_input_mode=mode,
                                                        max_consecutive_auto_reply=max_auto_reply))
         opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace)

@@ -1,4 +1,4 @@
-"""`run.py replay`: load a run folder strictly, then show, re-execute, export or resume it."""
+"""`codeduet replay`: load a run folder strictly, then show, re-execute, export or resume it."""
 
 from __future__ import annotations
 
