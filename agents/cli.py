@@ -21,7 +21,7 @@ from rich.table import Table
 from agents.defaults import SANDBOX_IMAGE
 from agents.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInputError, CodeduetError, ModelUnavailable
 from agents.paths import MODELS_TABLE_ORDER
-from agents.terminal import console, err_console, report_result, result_exit_code, summary
+from agents.terminal import close_run, console, err_console, report_result, run_display, summary
 
 __all__ = ["console", "err_console", "cli_errors", "install_signal_handlers", "run_one", "run_batch", "chat_command",
            "list_runs", "summary"]
@@ -68,15 +68,11 @@ def run_one(path: Path, opts: Any, as_json: bool, human: Any = None) -> int:
 
     scenario = load_scenario(path)  # bad input is reported before AG2 is imported
     from agents.conversation import run_scenario, until_stopped
-    from agents.display import LIVE_ENV, ConsoleDisplay, FileDisplay, NullDisplay
 
     started = time.perf_counter()
-    display = ConsoleDisplay(console) if not as_json else FileDisplay() if os.environ.get(LIVE_ENV) else NullDisplay()
+    display = run_display(console, as_json)
     result = until_stopped(lambda: run_scenario(scenario, opts, display=display, human=human))
-    if as_json:
-        print(json.dumps(summary(result, time.perf_counter() - started)))
-        return result_exit_code(result)
-    return report_result(result, console)
+    return close_run(result, console, time.perf_counter() - started, as_json)
 
 
 def chat_command(console: Console, model: str | None, human: str, max_auto_reply: int,
@@ -321,7 +317,9 @@ def replay(target: str = typer.Argument(..., metavar="RUN", help="A run folder (
            max_auto_reply: Optional[int] = typer.Option(None, min=0, help="With --resume: reply limit."),
            image: Optional[str] = typer.Option(None, help="With --execute: another sandbox image."),
            workspace: Optional[Path] = typer.Option(None, help="Root folder of run folders, where run ids are "
-                                                    "looked up.")) -> None:
+                                                    "looked up."),
+           json_out: bool = typer.Option(False, "--json", help="With --resume: print the JSON summary line (as "
+                                         "`run --json` does) instead of the conversation.")) -> None:
     """Show a saved run; or re-execute it, export it to HTML, or resume it."""
     from agents.paths import default_workspaces
     from agents.replay.cli import replay_command
@@ -332,7 +330,7 @@ def replay(target: str = typer.Argument(..., metavar="RUN", help="A run folder (
             raise BadInputError(f"no such option: {target} (see `codeduet replay --help`)")
         raise typer.Exit(replay_command(console, target, root=workspace or default_workspaces(), step=step,
                                         execute=execute, html=html, resume=resume, message=message, model=model,
-                                        max_auto_reply=max_auto_reply, image=image))
+                                        max_auto_reply=max_auto_reply, image=image, as_json=json_out))
 
 
 @bench_app.command("humaneval")
