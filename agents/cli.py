@@ -203,6 +203,7 @@ def list_runs(root: Path, scenario: str | None, limit: int | None = None) -> Non
     """Table of saved runs, newest first: run id (it starts with the start time), scenario, status, counts, path."""
     from agents.display import show_table
     from agents.replay.find import find_runs
+    from agents.replay.timeline import duration
     from agents.transcript import load_transcript
 
     dirs = find_runs(root, scenario)
@@ -213,7 +214,7 @@ def list_runs(root: Path, scenario: str | None, limit: int | None = None) -> Non
     shown = dirs[:limit] if limit else dirs
     table = Table(title=f"runs under {base}, newest first" + (f" ({len(shown)} of {len(dirs)})"
                                                                 if len(shown) < len(dirs) else ""))
-    for col in ("run", "scenario", "status", "attempts", "turns", "executions", "seconds", "path"):
+    for col in ("run", "scenario", "status", "attempts", "turns", "executions", "time", "path"):
         table.add_column(col, no_wrap=col in ("run", "scenario", "status", "path"))
     for d in shown:
         try:
@@ -225,8 +226,8 @@ def list_runs(root: Path, scenario: str | None, limit: int | None = None) -> Non
         attempts = str(tot.get("attempts") or 1) + (f" (kept {t['chosen_attempt']})"
                                                      if (tot.get("attempts") or 1) > 1 else "")
         table.add_row(d.name, d.parent.name, t.get("status", "?"), attempts, str(tot.get("turns", "")),
-                      str(tot.get("executions", "")), str(tot.get("seconds", "")), shown_path(d))
-    show_table(console, table, optional=("executions", "attempts", "seconds", "turns"))
+                      str(tot.get("executions", "")), duration(tot.get("seconds")), shown_path(d))
+    show_table(console, table, optional=("executions", "attempts", "time", "turns"))
 
 
 def shown_path(path: Path) -> str:

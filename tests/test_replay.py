@@ -172,6 +172,17 @@ def test_options_that_need_another_option_are_rejected(tmp_path):
     assert proc.returncode == 2 and "--image only applies with --execute" in proc.stderr
 
 
+def test_a_runs_time_reads_alike_in_the_replay_header_the_runs_list_and_the_web_ui():
+    from agents.replay.show import totals_label
+    from agents.replay.timeline import duration
+    from agents.ui.runs import RunRow
+
+    assert [duration(s) for s in (None, 0.04, 11.04, 59.96, 387.465, 3599.6, 7500)] == [
+        "", "0.0 s", "11.0 s", "1 min 0 s", "6 min 27 s", "1 h 0 min", "2 h 5 min"]
+    assert totals_label({"totals": {"seconds": 387.465}}).endswith(" · 6 min 27 s")
+    assert RunRow("s", "r", Path("."), "success", "", "m", 1, 1, 0, 387.465, "").duration == "6 min 27 s"
+
+
 def test_json_applies_to_resume_alone(tmp_path):
     from agents.errors import BadInputError
     from agents.replay.cli import replay_command
