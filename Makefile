@@ -7,7 +7,7 @@ PYTHON  := $(BIN)/python
 SCENARIO ?= scenarios/primes.yaml
 PYTEST_ARGS ?=
 
-.PHONY: setup system-deps llama-wheel venv model image demo check test test-fast bench clean
+.PHONY: setup system-deps llama-wheel venv model image demo check test test-fast clean
 
 # What each entry point needs. The demo: mmdebstrap (the image build) and the local model. The tests also need
 # chromium and its WebDriver (the HTML export and the web UI are checked in a real browser), pytest, Ray, and

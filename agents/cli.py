@@ -21,7 +21,7 @@ from rich.table import Table
 from agents.defaults import SANDBOX_IMAGE
 from agents.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInputError, CodeduetError, ModelUnavailable
 from agents.paths import MODELS_TABLE_ORDER
-from agents.terminal import console, err_console, report_result, result_exit_code, summary
+from agents.terminal import close_run, console, err_console, report_result, run_display, summary
 
 __all__ = ["console", "err_console", "cli_errors", "install_signal_handlers", "run_one", "run_batch", "chat_command",
            "list_runs", "summary"]
@@ -68,20 +68,16 @@ def run_one(path: Path, opts: Any, as_json: bool, human: Any = None) -> int:
 
     scenario = load_scenario(path)  # bad input is reported before AG2 is imported
     from agents.conversation import run_scenario, until_stopped
-    from agents.display import LIVE_ENV, ConsoleDisplay, FileDisplay, NullDisplay
 
     started = time.perf_counter()
-    display = ConsoleDisplay(console) if not as_json else FileDisplay() if os.environ.get(LIVE_ENV) else NullDisplay()
+    display = run_display(console, as_json)
     result = until_stopped(lambda: run_scenario(scenario, opts, display=display, human=human))
-    if as_json:
-        print(json.dumps(summary(result, time.perf_counter() - started)))
-        return result_exit_code(result)
-    return report_result(result, console)
+    return close_run(result, console, time.perf_counter() - started, as_json)
 
 
 def chat_command(console: Console, model: str | None, human: str, max_auto_reply: int,
                  workspace: Path | None) -> int:
-    """`run.py chat`: the person types a task, the loop runs with them in it, and then they can type the next one;
+    """`codeduet chat`: the person types a task, the loop runs with them in it, and then they can type the next one;
     each task is its own run. 'exit' (or a closed stdin after a run) ends it with the last run's exit code."""
     from agents.conversation import RunOptions, run_scenario, until_stopped
     from agents.display import ConsoleDisplay
@@ -102,7 +98,7 @@ def chat_command(console: Console, model: str | None, human: str, max_auto_reply
             raise
         if task.lower() in EXIT_WORDS:
             return code
-        scenario = Scenario(name="chat", description="free-form session from `run.py chat`", task=task,
+        scenario = Scenario(name="chat", description="free-form session from `codeduet chat`", task=task,
                             user_proxy=UserProxyConfig(human_input_mode=mode,
                                                        max_consecutive_auto_reply=max_auto_reply))
         opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace)
@@ -207,6 +203,7 @@ def list_runs(root: Path, scenario: str | None, limit: int | None = None) -> Non
     """Table of saved runs, newest first: run id (it starts with the start time), scenario, status, counts, path."""
     from agents.display import show_table
     from agents.replay.find import find_runs
+    from agents.replay.timeline import duration
     from agents.transcript import load_transcript
 
     dirs = find_runs(root, scenario)
@@ -217,7 +214,7 @@ def list_runs(root: Path, scenario: str | None, limit: int | None = None) -> Non
     shown = dirs[:limit] if limit else dirs
     table = Table(title=f"runs under {base}, newest first" + (f" ({len(shown)} of {len(dirs)})"
                                                                 if len(shown) < len(dirs) else ""))
-    for col in ("run", "scenario", "status", "attempts", "turns", "executions", "seconds", "path"):
+    for col in ("run", "scenario", "status", "attempts", "turns", "executions", "time", "path"):
         table.add_column(col, no_wrap=col in ("run", "scenario", "status", "path"))
     for d in shown:
         try:
@@ -229,8 +226,8 @@ def list_runs(root: Path, scenario: str | None, limit: int | None = None) -> Non
         attempts = str(tot.get("attempts") or 1) + (f" (kept {t['chosen_attempt']})"
                                                      if (tot.get("attempts") or 1) > 1 else "")
         table.add_row(d.name, d.parent.name, t.get("status", "?"), attempts, str(tot.get("turns", "")),
-                      str(tot.get("executions", "")), str(tot.get("seconds", "")), shown_path(d))
-    show_table(console, table, optional=("executions", "attempts", "seconds", "turns"))
+                      str(tot.get("executions", "")), duration(tot.get("seconds")), shown_path(d))
+    show_table(console, table, optional=("executions", "attempts", "time", "turns"))
 
 
 def shown_path(path: Path) -> str:
@@ -321,7 +318,9 @@ def replay(target: str = typer.Argument(..., metavar="RUN", help="A run folder (
            max_auto_reply: Optional[int] = typer.Option(None, min=0, help="With --resume: reply limit."),
            image: Optional[str] = typer.Option(None, help="With --execute: another sandbox image."),
            workspace: Optional[Path] = typer.Option(None, help="Root folder of run folders, where run ids are "
-                                                    "looked up.")) -> None:
+                                                    "looked up."),
+           json_out: bool = typer.Option(False, "--json", help="With --resume: print the JSON summary line (as "
+                                         "`run --json` does) instead of the conversation.")) -> None:
     """Show a saved run; or re-execute it, export it to HTML, or resume it."""
     from agents.paths import default_workspaces
     from agents.replay.cli import replay_command
@@ -332,7 +331,7 @@ def replay(target: str = typer.Argument(..., metavar="RUN", help="A run folder (
             raise BadInputError(f"no such option: {target} (see `codeduet replay --help`)")
         raise typer.Exit(replay_command(console, target, root=workspace or default_workspaces(), step=step,
                                         execute=execute, html=html, resume=resume, message=message, model=model,
-                                        max_auto_reply=max_auto_reply, image=image))
+                                        max_auto_reply=max_auto_reply, image=image, as_json=json_out))
 
 
 @bench_app.command("humaneval")

@@ -3,6 +3,8 @@ exit code."""
 
 from __future__ import annotations
 
+import json
+import os
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -34,6 +36,23 @@ def report_result(result: RunResult, console: Console, note: str = "") -> int:
     """The closing line `run: <dir> status=<status>`, the error line if any, and the exit code."""
     console.print(f"run: {result.run_dir} status={result.status}{note}", soft_wrap=True)
     return result_exit_code(result)
+
+
+def run_display(console: Console, as_json: bool) -> Any:
+    """How a run is shown: live on the console; with --json nothing (the web UI's runs keep the reply being
+    generated in the run folder)."""
+    from agents.display import LIVE_ENV, ConsoleDisplay, FileDisplay, NullDisplay
+
+    return ConsoleDisplay(console) if not as_json else FileDisplay() if os.environ.get(LIVE_ENV) else NullDisplay()
+
+
+def close_run(result: RunResult, console: Console, seconds: float, as_json: bool, note: str = "") -> int:
+    """The end of a run the CLI started (`run`, `replay --resume`): the JSON summary line or the closing line; the
+    exit code."""
+    if as_json:
+        print(json.dumps(summary(result, seconds)))
+        return result_exit_code(result)
+    return report_result(result, console, note)
 
 
 def result_exit_code(result: RunResult) -> int:

@@ -1,10 +1,12 @@
-"""The docs match the code: every module the architecture page names exists, the README stays short, and the
-transcript keys the docs name are keys a real transcript has."""
+"""The docs match the code: every module the architecture page names exists, the README stays short, the
+transcript keys the docs name are keys a real transcript has, and every codeduet command and flag, make target,
+repository file and module that README.md or docs/*.md names exists (in-process, a few seconds)."""
 
 from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from agents.conversation import RunOptions, run_scenario
 from agents.scenario import load_scenario
@@ -43,3 +45,143 @@ def test_the_transcript_keys_the_docs_name_exist(workspaces, loop_file):
                                                         "error", "repeat", "cut", "no_code", "task", "assistant",
                                                         "execution", "user_proxy", "human"}
     assert named and not named - keys, f"not in a transcript: {sorted(named - keys)}"
+
+
+# -- docs that cannot drift: every command, flag, make target and repository file a doc names exists -------------
+
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+HISTORICAL = "of that time"
+"""A paragraph quoting a past command or file says so (`(flags of that time; today: ...)`): it is not checked."""
+OTHER_TOOLS = {"--help", "--rm",  # docker run
+               "--head", "--address", "--resources",  # ray start
+               "--rounds",  # python -m agents.bench.ray_scaleout (argparse, not the codeduet app)
+               "--mar", "--locals"}  # an uncommitted experiment script BENCHMARKS.md describes
+EXAMPLES = {"scenarios/x.yaml", "tests/test_x.py", "tests/test_cart.py"}
+"""Paths that are placeholders, or files a model wrote in its own workspace."""
+INVOCATION = re.compile(r"(?<![\w./-])(?:codeduet|run\.py|python -m agents)[ \t]+([^`#\n]*)")
+MAKE = re.compile(r"(?<![\w./-])make[ \t]+([a-z][\w-]*)")
+FLAG = re.compile(r"(?<![\w-])(--?[a-zA-Z][\w-]*)")
+REPO_PATH = re.compile(r"(?<![\w./~<>-])((?:agents|tests|scenarios|docs|configs|\.ci)/[\w./-]*[\w/])")
+MODULE = re.compile(r"(?<![\w./-])(agents(?:\.\w+)+)")
+MD_NAME = re.compile(r"(?<![\w./-])([\w-]+\.md)\b")
+
+
+def _current(doc: Path) -> str:
+    """The doc without its paragraphs marked as historical."""
+    paragraphs = re.split(r"\n\s*\n", doc.read_text(encoding="utf-8"))
+    return "\n\n".join(p for p in paragraphs if HISTORICAL not in " ".join(p.split()))
+
+
+def _code(text: str) -> list[str]:
+    """Each line of a fenced block (``` or ````), then each inline code span, joined across line breaks."""
+    code, prose, fence = [], [], ""
+    for line in text.splitlines():
+        mark = re.match(r"\s*(`{3,}|~{3,})", line)
+        if fence and mark and mark.group(1).startswith(fence) and not line.strip().strip(fence[0]):
+            fence = ""
+        elif fence:
+            code.append(line)
+        elif mark:
+            fence = mark.group(1)
+        else:
+            prose.append(line)
+    spans = re.findall(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", "\n".join(prose), re.S)
+    return code + [" ".join(span.split()) for _, span in spans]
+
+
+def _commands():
+    """The click tree of the codeduet app, and each command's --help text (in-process, cached)."""
+    import typer
+    from typer.testing import CliRunner
+
+    from agents.cli import app
+
+    runner, helps = CliRunner(), {}
+
+    def help_of(path: tuple[str, ...]) -> str:
+        if path not in helps:
+            result = runner.invoke(app, [*path, "--help"], prog_name="codeduet")
+            assert result.exit_code == 0, (path, result.output)
+            helps[path] = result.output
+        return helps[path]
+
+    return typer.main.get_command(app), help_of
+
+
+def _resolve(root, words: list[str], start: tuple[str, ...] = ()) -> tuple[tuple[str, ...], str | None]:
+    """The command path the words name, and the first word that should have been a command but is not."""
+    cmd, path = root, list(start)
+    for name in start:
+        cmd = cmd.commands[name]
+    for word in words:
+        if not hasattr(cmd, "commands") or word in ("...", "…") or word.startswith("-"):
+            break  # a leaf command, `codeduet ...` (any command) or a flag of the group (`codeduet --help`)
+        if word not in cmd.commands:
+            return tuple(path), word
+        cmd, path = cmd.commands[word], [*path, word]
+    return tuple(path), None
+
+
+def test_every_codeduet_command_and_flag_the_docs_show_is_in_its_help():
+    root, help_of = _commands()
+    wrong = []
+    for doc in DOCS:
+        for line in _code(_current(doc)):
+            for m in INVOCATION.finditer(line):
+                first, *alternatives = re.split(r"\s\|\s", m.group(1))
+                path, bad = _resolve(root, first.split())
+                parts = [(path, first)]
+                for alt in alternatives:  # `codeduet sandbox build | status | clean`: siblings of the last word
+                    word = alt.split()[0] if alt.split() else ""
+                    sibling, bad_alt = _resolve(root, [word], path[:-1])
+                    bad = bad or bad_alt
+                    parts.append((sibling, alt))
+                if bad:
+                    wrong.append(f"{doc.name}: `{m.group(0).strip()}`: no command {bad!r}")
+                    continue
+                for cmd_path, words in parts:
+                    for flag in FLAG.findall(words):
+                        if not re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", help_of(cmd_path)):
+                            wrong.append(f"{doc.name}: `{m.group(0).strip()}`: {flag} is not in "
+                                         f"`codeduet {' '.join(cmd_path)} --help`")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_make_target_the_docs_show_exists_and_phony_names_only_targets():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    targets = set(re.findall(r"^([\w-]+)\s*:(?!=)", makefile, re.M))
+    phony = set(re.search(r"^\.PHONY:(.*)$", makefile, re.M).group(1).split())
+    assert phony <= targets, f".PHONY names targets the Makefile lacks: {sorted(phony - targets)}"
+    shown = {(doc.name, t) for doc in DOCS for line in _code(_current(doc)) for t in MAKE.findall(line)}
+    assert len(shown) >= 3, shown
+    missing = sorted(s for s in shown if s[1] not in targets)
+    assert not missing, f"docs show make targets the Makefile lacks: {missing}"
+
+
+def test_every_repository_file_module_and_codeduet_flag_the_docs_name_exists():
+    root, _ = _commands()
+    flags = set(OTHER_TOOLS)
+
+    def collect(cmd):
+        for param in cmd.params:
+            flags.update(param.opts + param.secondary_opts)
+        for sub in getattr(cmd, "commands", {}).values():
+            collect(sub)
+
+    collect(root)
+    md_names = {p.name for d in ("agents", "docs", "tests", "scenarios", "configs") for p in (ROOT / d).rglob("*.md")}
+    md_names |= {p.name for p in ROOT.glob("*.md")}
+    wrong = []
+    for doc in DOCS:
+        text = _current(doc)
+        for path in set(REPO_PATH.findall(text)) - EXAMPLES:
+            if not (ROOT / path).exists() and not (doc.parent / path).exists():
+                wrong.append(f"{doc.name}: no file {path}")
+        for module in set(MODULE.findall(text)):
+            base = ROOT / module.replace(".", "/")
+            if not base.with_suffix(".py").is_file() and not (base / "__init__.py").is_file():
+                wrong.append(f"{doc.name}: no module {module}")
+        wrong += [f"{doc.name}: no page {name}" for name in set(MD_NAME.findall(text)) - md_names]
+        wrong += [f"{doc.name}: codeduet has no flag {flag}"
+                  for flag in set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*[a-z0-9])", text)) - flags]
+    assert not wrong, "\n".join(sorted(wrong))

@@ -172,6 +172,50 @@ def test_options_that_need_another_option_are_rejected(tmp_path):
     assert proc.returncode == 2 and "--image only applies with --execute" in proc.stderr
 
 
+def test_a_runs_time_reads_alike_in_the_replay_header_the_runs_list_and_the_web_ui():
+    from agents.replay.show import totals_label
+    from agents.replay.timeline import duration
+    from agents.ui.runs import RunRow
+
+    assert [duration(s) for s in (None, 0.04, 11.04, 59.96, 387.465, 3599.6, 7500)] == [
+        "", "0.0 s", "11.0 s", "1 min 0 s", "6 min 27 s", "1 h 0 min", "2 h 5 min"]
+    assert totals_label({"totals": {"seconds": 387.465}}).endswith(" · 6 min 27 s")
+    assert RunRow("s", "r", Path("."), "success", "", "m", 1, 1, 0, 387.465, "").duration == "6 min 27 s"
+
+
+def test_json_applies_to_resume_alone(tmp_path):
+    from agents.errors import BadInputError
+    from agents.replay.cli import replay_command
+
+    for other in ({}, {"resume": True, "execute": True}, {"resume": True, "html": tmp_path / "x.html"}):
+        with pytest.raises(BadInputError, match="--json only applies with --resume"):
+            replay_command(Console(file=io.StringIO()), tmp_path, as_json=True, **other)
+
+
+def test_show_through_a_pipe_ends_every_line_of_both_streams(workspaces, loop_file):
+    """Through the real CLI, stdout piped: the conversation ends with its closing line and a line break, and the
+    run a scenario name meant is one whole line on stderr (a pipe that joins the two never glues them)."""
+    run_dir = run_scenario(load_scenario(loop_file([py("print(1)")], name="piped")), RunOptions()).run_dir
+    proc = run_cli("replay", "piped")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.endswith(" s\n") and proc.stdout.splitlines()[-1].startswith("success · 3 messages · ")
+    assert proc.stderr == f"run: {run_dir}\n"
+
+
+def test_resume_json_prints_the_summary_line_of_run_json(workspaces, loop_file):
+    """`replay --resume --json` starts a run as `run --json` does: stdout is its one JSON summary line."""
+    from agents.terminal import summary
+
+    parent = run_scenario(load_scenario(loop_file([py("print(1)"), py("print(2)")], name="rj")), RunOptions())
+    proc = run_cli("replay", str(parent.run_dir), "--resume", "--json", "--message", "Now print 2.")
+    assert proc.returncode == 0, proc.stderr
+    (line,) = proc.stdout.splitlines()
+    data = json.loads(line)
+    assert set(data) == set(summary(parent, 0.0)) and data["status"] == "success" and data["executions"] == 1
+    child = load_transcript(Path(data["run_dir"]))
+    assert child["parent"]["run_dir"] == str(parent.run_dir) and child["messages"][-1]["role"] == "execution"
+
+
 # -- html, checked in a real browser -----------------------------------------------------------------
 class Browser:
     """Headless chromium driven over the DevTools protocol on a pipe (fd 3/4; no websocket client needed)."""

@@ -1,4 +1,4 @@
-"""`run.py replay`: load a run folder strictly, then show, re-execute, export or resume it."""
+"""`codeduet replay`: load a run folder strictly, then show, re-execute, export or resume it."""
 
 from __future__ import annotations
 
@@ -23,8 +23,10 @@ def load_run(target: Path) -> dict[str, Any]:
 
 
 def _check_options(step: bool, execute: bool, html: Path | None, resume: bool, message: str | None,
-                   model: str | None, max_auto_reply: int | None, image: str | None) -> None:
+                   model: str | None, max_auto_reply: int | None, image: str | None, as_json: bool) -> None:
     """Options that only make sense with another one are one-line errors, not silently ignored."""
+    if as_json and (not resume or execute or html is not None):
+        raise BadInputError("--json only applies with --resume (not with --execute or --html)")
     if not resume:
         for flag, value in (("--message", message), ("--model", model), ("--max-auto-reply", max_auto_reply)):
             if value is not None:
@@ -37,13 +39,15 @@ def _check_options(step: bool, execute: bool, html: Path | None, resume: bool, m
 
 def replay_command(console: Console, target: str | Path, *, root: Path | None = None, step: bool = False,
                    execute: bool = False, html: Path | None = None, resume: bool = False, message: str | None = None,
-                   model: str | None = None, max_auto_reply: int | None = None, image: str | None = None) -> int:
-    """Show a saved run (default), or write --html, --execute its blocks again, --resume it; the exit code.
+                   model: str | None = None, max_auto_reply: int | None = None, image: str | None = None,
+                   as_json: bool = False) -> int:
+    """Show a saved run (default), or write --html, --execute its blocks again, --resume it (as_json: print the
+    resumed run's JSON summary line, as `run --json` does); the exit code.
     `target` is anything agents/replay/find.py resolves (run folder, id or prefix, scenario, latest, -N)."""
     from agents.paths import default_workspaces
     from agents.terminal import err_console
 
-    _check_options(step, execute, html, resume, message, model, max_auto_reply, image)
+    _check_options(step, execute, html, resume, message, model, max_auto_reply, image, as_json)
     run_dir = resolve_run(target, root or default_workspaces())
     if Path(target).expanduser().resolve() not in (run_dir.resolve(), (run_dir / TRANSCRIPT).resolve(),
                                                    (run_dir / EVENTS).resolve()):
@@ -68,5 +72,5 @@ def replay_command(console: Console, target: str | Path, *, root: Path | None = 
         from agents.replay.resume import resume_run
 
         code = max(code, resume_run(console, transcript, message=message, model=model,
-                                    max_auto_reply=max_auto_reply))
+                                    max_auto_reply=max_auto_reply, as_json=as_json))
     return code

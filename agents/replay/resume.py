@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -130,12 +131,12 @@ def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) 
 
 
 def resume_run(console: Console, t: dict[str, Any], *, message: str | None = None, model: str | None = None,
-               max_auto_reply: int | None = None) -> int:
-    """Run the conversation on from its full history; the new run folder links to this one."""
+               max_auto_reply: int | None = None, as_json: bool = False) -> int:
+    """Run the conversation on from its full history; the new run folder links to this one. as_json: no live view,
+    the JSON summary line of `run --json` instead of the closing line."""
     from agents.conversation import RunOptions, run_scenario, until_stopped
-    from agents.display import ConsoleDisplay
     from agents.hitl import human_for_mode
-    from agents.terminal import report_result, warn
+    from agents.terminal import close_run, run_display, warn
 
     scenario = scenario_for_resume(t, model, warn)
     history = full_history(t, warn)
@@ -145,7 +146,9 @@ def resume_run(console: Console, t: dict[str, Any], *, message: str | None = Non
     opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=t.get("human_input_mode"),
                       workspaces=run_dir.parent.parent, history=history, parent=parent,
                       first_message=message or DEFAULT_MESSAGE)
-    console.print(f"resuming {run_dir} ({len(history)} earlier messages, status {t.get('status')})", soft_wrap=True)
-    result = until_stopped(lambda: run_scenario(scenario, opts, display=ConsoleDisplay(console),
-                                                human=human_for_mode(console)))
-    return report_result(result, console, f" (continues {run_dir.name})")
+    if not as_json:
+        console.print(f"resuming {run_dir} ({len(history)} earlier messages, status {t.get('status')})",
+                      soft_wrap=True)
+    started, display = time.perf_counter(), run_display(console, as_json)
+    result = until_stopped(lambda: run_scenario(scenario, opts, display=display, human=human_for_mode(console)))
+    return close_run(result, console, time.perf_counter() - started, as_json, f" (continues {run_dir.name})")

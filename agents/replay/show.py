@@ -13,7 +13,7 @@ from rich.text import Text
 
 from agents.changes import DIFF_FILE, changes_title, line_kinds, shown_diff
 from agents.display import heading, show_message
-from agents.replay.timeline import attempt_label, candidate_label, candidates_label, rejected_label, timeline
+from agents.replay.timeline import attempt_label, candidate_label, candidates_label, duration, rejected_label, timeline
 
 DIFF_STYLE = {"add": "green", "del": "red", "hunk": "cyan", "head": "bold", "note": "yellow"}
 STATUS_STYLE = {"success": "bold green", "failed": "bold red", "max_replies": "bold yellow",
@@ -58,7 +58,7 @@ def totals_label(t: dict[str, Any]) -> str:
              f"{tot.get('failed_executions', 0)} failed",
              f"{tot.get('prompt_tokens', 0)}+{tot.get('completion_tokens', 0)} tokens"]
     if tot.get("seconds") is not None:
-        parts.append(f"{tot['seconds']:.1f} s")
+        parts.append(duration(tot["seconds"]))
     return " · ".join(parts)
 
 

@@ -5,6 +5,16 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 
+def duration(seconds: float | None) -> str:
+    """How long a run took, for people: '11.0 s', '6 min 27 s', '2 h 5 min'; '' when unknown."""
+    if seconds is None:
+        return ""
+    if seconds < 59.95:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes} min {secs} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
+
+
 def timeline(t: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """Yields ("attempt", summary) before each attempt of a multi-attempt run, ("candidates", {attempt, turn, items})
     before the reply chosen among them, ("rejected", event) before the message that replaced a rejected repeat, and

@@ -1,4 +1,5 @@
-"""The hardened Docker executor: one container per run, re-used across turns, removed at the end. The workspace
+"""The hardened Docker executor: one container per executor, so per attempt (`codeduet-<run-id>`, then
+`codeduet-<run-id>-a2`) or per candidate, re-used across its turns, removed at stop(). The workspace
 lives in the container (a size-limited tmpfs volume, no host bind mount), so any Docker engine works, remote ones
 too; the host's run folder is kept in step by agents/sandbox/archive.py after every block."""
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from agents.errors import CodeduetError
 from agents.replay.find import find_runs
+from agents.replay.timeline import duration
 from agents.transcript import EVENTS, TRANSCRIPT, load_transcript
 
 SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
@@ -60,6 +61,11 @@ class RunRow:
     tokens: int
     seconds: float | None
     started: str
+
+    @property
+    def duration(self) -> str:
+        """Its time as the replay header says it ('6 min 27 s')."""
+        return duration(self.seconds)
 
     @property
     def url(self) -> str:
