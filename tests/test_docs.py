@@ -55,6 +55,7 @@ HISTORICAL = "of that time"
 OTHER_TOOLS = {"--help", "--rm",  # docker run
                "--head", "--address", "--resources",  # ray start
                "--rounds",  # python -m agents.bench.ray_scaleout (argparse, not the codeduet app)
+               "--hypothesis-profile",  # pytest (tests/conftest.py)
                "--mar", "--locals"}  # an uncommitted experiment script BENCHMARKS.md describes
 EXAMPLES = {"scenarios/x.yaml", "tests/test_x.py", "tests/test_cart.py"}
 """Paths that are placeholders, or files a model wrote in its own workspace."""
