@@ -127,8 +127,9 @@ class DockerExecutor:
         from agents.sandbox.image import docker_client, ensure_image
         from agents.sandbox.reaper import Reaper
 
+        self._close_client()  # a lost container's replacement gets a new client
         self.client = docker_client()
-        self.image_id = ensure_image(self.cfg.image)
+        self.image_id = ensure_image(self.cfg.image, self.client)
         self.workspace.mkdir(parents=True, exist_ok=True)
         if self.reaper is None:  # before the container: no moment without a cleaner
             self.reaper = Reaper(f"{LABEL}={self.run_id}", self.reap_folder)
@@ -171,6 +172,7 @@ class DockerExecutor:
                 pass
             return
         self._disarm()
+        self._close_client()
 
     def _release(self) -> Any:
         """Take the container and the runner off this executor (the runner's connection closed); the container."""
@@ -180,6 +182,16 @@ class DockerExecutor:
         if runner is not None:
             runner.close()
         return container
+
+    def _close_client(self) -> None:
+        """Close the Docker client's pooled connections now: the run's objects form reference cycles, so without
+        this its sockets stay open until a full garbage collection (a process running run after run, a Ray worker,
+        piles them up). The client stays usable: a later call opens a new connection."""
+        if self.client is not None:
+            try:
+                self.client.close()
+            except Exception:
+                pass
 
     def _disarm(self) -> None:
         """This process cleaned up itself: its reaper exits without doing anything."""

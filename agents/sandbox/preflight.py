@@ -26,8 +26,11 @@ def preflight(cfg: SandboxConfig) -> list[str]:
     from agents.sandbox.image import docker_client, ensure_image
 
     client = docker_client()
-    ensure_image(cfg.image)
-    removed = remove_orphans(client)
+    try:
+        ensure_image(cfg.image, client)
+        removed = remove_orphans(client)
+    finally:
+        client.close()
     if removed:
         lines.append(f"removed {len(removed)} orphaned sandbox container(s) left by a killed run: {', '.join(removed)}")
     return lines
