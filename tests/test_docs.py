@@ -56,6 +56,7 @@ OTHER_TOOLS = {"--help", "--rm",  # docker run
                "--head", "--address", "--resources",  # ray start
                "--rounds",  # python -m agents.bench.ray_scaleout (argparse, not the codeduet app)
                "--hypothesis-profile",  # pytest (tests/conftest.py)
+               "--runs", "--ray-runs", "--viewers",  # python -m agents.bench.soak (argparse)
                "--mar", "--locals"}  # an uncommitted experiment script BENCHMARKS.md describes
 EXAMPLES = {"scenarios/x.yaml", "tests/test_x.py", "tests/test_cart.py"}
 """Paths that are placeholders, or files a model wrote in its own workspace."""
