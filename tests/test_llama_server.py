@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,16 +20,10 @@ from agents.models.download import pull_model
 from agents.models.server import MODEL_ALIAS, LlamaServer, server_installed
 from agents.transcript import load_transcript
 from tests.conftest import ROOT
-from tests.helpers import run_cli
+from tests.helpers import free_port, run_cli
 
 pytestmark = [pytest.mark.model, pytest.mark.docker, pytest.mark.slow,
               pytest.mark.skipif(not server_installed(), reason="pip install 'codeduet[server]' (make test does)")]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def answers(base_url: str) -> bool:

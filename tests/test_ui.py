@@ -21,18 +21,12 @@ import yaml
 
 from agents.transcript import load_transcript
 from tests.conftest import IMAGE, py
-from tests.helpers import RUN_PY, run_cli, wait_for
+from tests.helpers import RUN_PY, free_port, run_cli, wait_for
 
 pytestmark = [pytest.mark.docker,
               pytest.mark.skipif(not shutil.which("chromedriver"), reason="needs Debian's chromium-driver")]
 
 EVIL = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def write(folder: Path, name: str, replies: list[str], **extra) -> Path:
@@ -359,10 +353,12 @@ def test_a_runs_candidates_are_listed_collapsed_on_its_page_and_open_on_a_click(
     assert until(browser, lambda d: [e.is_displayed() for e in d.find_elements("css selector", items)]) == [
         False, False]  # collapsed until the group is opened
 
-    def opened(d):  # looked up afresh on each try: the timeline may render once more after the run's end
-        d.find_element("css selector", f"{group} > summary").click()
-        return True
-    until(browser, opened)
-    texts = until(browser, lambda d: [e.text for e in d.find_elements("css selector", items) if e.is_displayed()])
-    assert len(texts) == 2 and "(chosen)" in texts[1] and "(chosen)" not in texts[0]
+    def opened(d):  # looked up afresh on each try: the timeline may render once more (closed) after the run's end
+        if d.find_element("css selector", group).get_attribute("open") is None:
+            d.find_element("css selector", f"{group} > summary").click()
+            return False
+        texts = [e.text for e in d.find_elements("css selector", items) if e.is_displayed()]
+        return texts if len(texts) == 2 else False
+    texts = until(browser, opened)
+    assert "(chosen)" in texts[1] and "(chosen)" not in texts[0]
     shot(browser, tmp_path, "ui-candidates")
