@@ -302,6 +302,10 @@ class StrategyConfig(Strict):
     list). Only unattended runs (human_input_mode NEVER): a person approves what runs."""
     repair_candidates: int = Field(default=1, ge=1, le=16)
     """Replies generated together for each repair turn (1: one, as before)."""
+    candidates_early_stop: bool = True
+    """The turn's own reply (candidate 1) runs first; when it passes every check, the other candidates are not
+    generated (a first-turn success costs what it cost without candidates). false: all N are always generated, so
+    agreement can choose among several that pass every visible check (scenarios with no checks always get all N)."""
 
     @field_validator("candidates", mode="before")
     @classmethod

@@ -165,20 +165,35 @@ class TurnPolicy:
 
     def best_candidate(self, turn: int, n: int, messages: list[dict[str, Any]], provider: ModelProvider,
                        recorder: Recorder, display: Display) -> str:
-        """Ask for n replies at once, set aside those a single reply would be re-asked for, run the others each in
-        its own sandbox, record every one, and return the best (agents/candidates.py); the provider's last usage
-        becomes the winner's, so the message records it."""
+        """Ask for n replies, set aside those a single reply would be re-asked for, run the others each in its own
+        sandbox, record every one, and return the best (agents/candidates.py); the provider's last usage becomes
+        the winner's, so the message records it. With candidates_early_stop (and checks to judge by), candidate 1
+        runs first and the others are generated only when it does not pass every check."""
         samplings = [self.sampling.candidate(turn, k) for k in range(n)]
-        replies = provider.complete_many(messages, [provider.sampling_params(s.temperature, s.seed,
-                                                                             self.strategy.top_p) for s in samplings])
-        found = [Candidate(k + 1, text, s.to_dict(), usage) for k, ((text, usage), s) in enumerate(zip(replies,
-                                                                                                      samplings))]
-        for c in found:
-            c.rejected = self.reject_reason(c.content, self.memory.find(c.content))
-        display.info(f"[dim]attempt {self.attempt} turn {turn}: {n} candidates; running "
-                     f"{sum(1 for c in found if not c.rejected)} of them, each in its own sandbox[/]")
-        assert self.run_candidates is not None
-        self.run_candidates(turn, found)
+        params = [provider.sampling_params(s.temperature, s.seed, self.strategy.top_p) for s in samplings]
+        stages = [0, 1, n] if self.strategy.candidates_early_stop and self.checks else [0, n]
+        found: list[Candidate] = []
+        for start, stop in zip(stages, stages[1:]):
+            quiet = {"on_token": lambda _text: None} if start else {}  # only the turn's own reply streams
+            replies = provider.complete_many(messages, params[start:stop], **quiet)
+            batch = [Candidate(k + 1, text, samplings[k].to_dict(), usage)
+                     for k, (text, usage) in zip(range(start, stop), replies)]
+            for c in batch:
+                c.rejected = self.reject_reason(c.content, self.memory.find(c.content))
+                if c.usage is not None and "candidate" in c.usage.extra:
+                    c.usage.extra.update(candidate=c.index, candidates=n)
+            ran, more = sum(1 for c in batch if not c.rejected), stop - start
+            display.info(f"[dim]attempt {self.attempt} turn {turn}: " + (
+                f"candidate 1 of {n} runs first, in its own sandbox" if more < n and start == 0 else
+                (f"{n} candidates" if more == n else f"{more} more candidate{'s' if more > 1 else ''}")
+                + f"; running {ran} of them, each in its own sandbox") + "[/]")
+            assert self.run_candidates is not None
+            self.run_candidates(turn, batch)
+            found += batch
+            if found[0].score()[0]:  # candidate 1 passed every check: no need for the others
+                if stop < n:
+                    display.info(f"[dim]  candidate 1 passed every check; the other {n - stop} are not generated[/]")
+                break
         count_agreement(found)
         best = choose(found)
         checks = self.checks

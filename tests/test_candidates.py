@@ -69,6 +69,38 @@ def test_replay_and_the_html_page_show_every_candidate_collapsed_before_the_chos
     assert "class=\"mi\">41<" in group and "<pre class=\"output\">41" in group  # each one's code and output
 
 
+def test_when_the_first_candidate_passes_every_check_the_others_are_never_generated(loop_file, workspaces):
+    import io
+
+    from rich.console import Console
+
+    from agents.replay.show import show_run
+
+    right, other = py("print(6 * 7)"), py("print(42)")
+    path = loop_file([right, other, "TERMINATE"], checks=[{"stdout_contains": "42"}], strategy={"candidates": 4})
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    found = events(result.run_dir, "candidate")
+    assert [(c["index"], c["chosen"], c["candidates"]) for c in found] == [(1, True, 4)]
+    assert not (result.run_dir / "candidates" / "a1-t1-c2").exists()  # nothing else was generated or run
+    out = io.StringIO()
+    show_run(Console(file=out, width=200, no_color=True), load_transcript(result.run_dir))
+    assert ("1 of 4 candidates for attempt 1 turn 1: candidate 1 chosen; the first passed every check, the others "
+            "were not generated") in out.getvalue()
+
+
+def test_without_early_stop_every_candidate_is_generated_and_agreement_chooses_among_those_that_pass(
+        loop_file, workspaces):
+    lone, same, same_again = py("print('42 a')"), py("print('42 b')"), py("print('42 ' + 'b')")
+    path = loop_file([lone, same, same_again, "TERMINATE"], checks=[{"stdout_contains": "42"}],
+                     strategy={"candidates": 3, "candidates_early_stop": False})
+    result = run_scenario(load_scenario(path), RunOptions())
+    found = events(result.run_dir, "candidate")
+    assert [c["score"]["solved"] for c in found] == [1, 1, 1]
+    assert [c["index"] for c in found if c["chosen"]] == [2]  # all pass; two printed the same: the larger cluster
+    assert load_transcript(result.run_dir)["messages"][1]["content"] == same
+
+
 def test_when_no_check_decides_the_largest_cluster_of_equal_outputs_wins(loop_file, workspaces):
     five, six, six_again = py("print(5)"), py("print(3 * 2)"), py("print(6)")
     path = loop_file([five, six, six_again, "TERMINATE"], strategy={"candidates": 3, "attempts": 1})

@@ -78,9 +78,13 @@ def candidates_label(group: dict[str, Any]) -> str:
     items = group.get("items") or []
     chosen = next((c.get("index") for c in items if c.get("chosen")), None)
     aside = sum(1 for c in items if c.get("rejected"))
-    return (f"{len(items)} candidates for attempt {group.get('attempt')} turn {group.get('turn')}: "
+    planned = max([int(c.get("candidates") or 0) for c in items] + [len(items)])
+    early = planned > len(items) and bool((items[0].get("score") or {}).get("solved"))
+    count = f"{len(items)} of {planned}" if planned > len(items) else f"{len(items)}"
+    return (f"{count} candidates for attempt {group.get('attempt')} turn {group.get('turn')}: "
             + (f"candidate {chosen} chosen" if chosen is not None else "none chosen")
-            + (f" ({aside} set aside)" if aside else ""))
+            + (f" ({aside} set aside)" if aside else "")
+            + ("; the first passed every check, the others were not generated" if early else ""))
 
 
 def candidate_label(event: dict[str, Any]) -> str:
