@@ -433,3 +433,14 @@ def test_execute_matches_a_run_recorded_before_the_sandbox_printed_variables(san
     proc = run_cli("replay", str(run), "--execute")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 block(s): 2 match, 0 diverged" in proc.stdout
+
+
+def test_files_a_run_wrote_named_like_a_run_folders_are_not_runs(loop_file, workspaces):
+    # code that writes events.jsonl and transcript.json into its workspace does not make that workspace a "run"
+    from agents.replay.find import find_runs
+
+    code = py("open('events.jsonl', 'w').write('{}')\nopen('transcript.json', 'w').write('{}')\nprint('done')")
+    result = run_scenario(load_scenario(loop_file([code, "TERMINATE"], strategy={"candidates": 2})), RunOptions())
+    assert (result.run_dir / "workspace" / "events.jsonl").is_file()
+    assert find_runs(workspaces) == [result.run_dir]
+    assert find_runs(workspaces, result.run_dir.parent.name) == [result.run_dir]

@@ -6,6 +6,7 @@ with the time it started (YYYYmmdd-HHMMSS-xxxxxx), so ids sort by time.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -31,9 +32,15 @@ def _started(run: Path) -> tuple[str, int]:
 
 
 def find_runs(root: Path, scenario: str | None = None) -> list[Path]:
-    """Every run folder under root (or under root/<scenario>), newest first."""
+    """Every run folder under root (or under root/<scenario>), newest first. A run folder's own folders (its
+    workspaces, its candidates) are never searched: they hold the run's files, not runs, even when the code wrote a
+    file named events.jsonl there, and walking them made each call cost every file of every run."""
     base = Path(root) / scenario if scenario else Path(root)
-    found = {p.parent for name in (EVENTS, TRANSCRIPT) for p in base.glob(f"**/{name}")}
+    found = []
+    for folder, dirs, files in os.walk(base):
+        if EVENTS in files or TRANSCRIPT in files:
+            found.append(Path(folder))
+            dirs[:] = []
     return sorted(found, key=_started, reverse=True)
 
 
