@@ -20,8 +20,8 @@ from autogen.coding.base import CodeBlock, CodeExecutor, CodeExtractor, CommandL
 from autogen.coding.markdown_code_extractor import MarkdownCodeExtractor
 
 from agents.codeblocks import CodeBlock as Block
+from agents.sandbox.config import SandboxConfig
 from agents.sandbox.docker_executor import DockerExecutor
-from agents.scenario import SandboxConfig
 from agents.yamlio import validate
 
 REFUSED = ("Unsupported language {language!r}: this sandbox runs python and shell (bash, sh, shell) blocks only, "
