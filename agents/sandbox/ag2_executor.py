@@ -37,7 +37,7 @@ class SandboxCodeExecutor(CodeExecutor):
                  output_limit: int | None = None, tmpfs_size: str | None = None):
         """Start the container now (fails fast on a missing daemon or image; never pulls).
 
-        None takes the scenario default (agents/scenario.py SandboxConfig). There is no network argument: the
+        None takes the scenario default (agents/sandbox/config.py SandboxConfig). There is no network argument: the
         container has no network. work_dir (default: a fresh temporary folder, deleted by stop()) is mounted
         at /workspace and the sandbox may change it; give it a folder of its own, not your project.
         """
