@@ -355,7 +355,7 @@ def bench_humaneval(limit: Optional[int] = typer.Option(None, help="Problems to 
     live with the benchmark (agents/bench/humaneval/config.py)."""
     from agents.bench.humaneval.config import BenchConfig, parse_only
     from agents.bench.humaneval.run import main
-    from agents.scenario import parse_overrides
+    from agents.run_options import parse_overrides
 
     install_signal_handlers()
     with cli_errors():

@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from agents.errors import BadInputError
+
 
 @dataclass
 class RunOptions:
@@ -23,3 +27,15 @@ class RunOptions:
     """Prior messages ({sender_role: assistant|user_proxy, content}) to seed, for resume."""
     parent: dict[str, Any] | None = None
     first_message: str | None = None
+
+
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """`--strategy KEY=VALUE` flags -> {key: value} for StrategyConfig (values read as YAML):
+    ['repair_context=last', 'attempts=4'] -> {'repair_context': 'last', 'attempts': 4}."""
+    pairs = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise BadInputError(f"--strategy {item!r}: use KEY=VALUE, like repair_context=last")
+        pairs[key.strip()] = yaml.safe_load(value)
+    return pairs

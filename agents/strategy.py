@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from agents.prompts import render
 from agents.repeats import Seen
-from agents.scenario import StrategyConfig
+from agents.strategy_config import StrategyConfig
 
 if TYPE_CHECKING:
     from agents.turn_policy import AttemptSummary

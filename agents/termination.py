@@ -1,13 +1,18 @@
-"""The termination predicate: declarative kinds (contains/endswith/regex/success, any/all) and a callable."""
+"""The termination predicate: declarative kinds (contains/endswith/regex/success, any/all) and a callable.
+
+Each kind is one class: its key (the YAML schema) and its `matcher`; `@PREDICATES.register` makes a scenario accept it.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
+from pydantic import Field
+
+from agents.config import Kinds, Pattern, Strict
 from agents.registry import import_dotted
-from agents.scenario import AllOf, AnyOf, CallablePredicate, Contains, EndsWith, Predicate, Regex, Success
 
 MessageFn = Callable[[dict[str, Any], "RunContext"], bool]
 
@@ -46,32 +51,124 @@ def _text(message: dict[str, Any] | str | None) -> str:
     return content or ""
 
 
-def compile_predicate(pred: Predicate) -> MessageFn:
-    """Turn a validated predicate into fn(message, context) -> bool."""
-    # Text predicates judge what the assistant (or a person) wrote, never a message of codeduet's own (the task,
-    # a report quoting program output or our instructions), so none of those can end the run by accident.
-    if isinstance(pred, Contains):
-        return lambda m, c: not c.is_ours(m) and pred.contains in _text(m)
-    if isinstance(pred, EndsWith):
-        return lambda m, c: not c.is_ours(m) and _text(m).rstrip().endswith(pred.endswith)
-    if isinstance(pred, Regex):
-        rx = re.compile(pred.regex)
+PREDICATES = Kinds()
+"""Every predicate kind by its key."""
+
+
+class PredicateKind(Strict):
+    """One kind of predicate: its only field is its key; `matcher` turns it into fn(message, context) -> bool."""
+
+    nests: ClassVar[bool] = False
+    """Its value is a list of predicates (any, all)."""
+
+    def matcher(self) -> MessageFn:
+        """fn(message, context) -> bool."""
+        raise NotImplementedError
+
+
+# Text predicates judge what the assistant (or a person) wrote, never a message of codeduet's own (the task,
+# a report quoting program output or our instructions), so none of those can end the run by accident.
+
+@PREDICATES.register
+class Contains(PredicateKind):
+    """The last message contains this text."""
+
+    contains: str
+
+    def matcher(self) -> MessageFn:
+        """The text is in a message not ours."""
+        return lambda m, c: not c.is_ours(m) and self.contains in _text(m)
+
+
+@PREDICATES.register
+class EndsWith(PredicateKind):
+    """The last message, stripped, ends with this text."""
+
+    endswith: str
+
+    def matcher(self) -> MessageFn:
+        """A message not ours ends with the text."""
+        return lambda m, c: not c.is_ours(m) and _text(m).rstrip().endswith(self.endswith)
+
+
+@PREDICATES.register
+class Regex(PredicateKind):
+    """The last message matches this regular expression (re.search)."""
+
+    regex: Pattern
+
+    def matcher(self) -> MessageFn:
+        """The regex is found in a message not ours."""
+        rx = re.compile(self.regex)
         return lambda m, c: not c.is_ours(m) and rx.search(_text(m)) is not None
-    if isinstance(pred, Success):
+
+
+@PREDICATES.register
+class Success(PredicateKind):
+    """The last execution succeeded (or the opposite with `false`): every check passed when the scenario has
+    checks, else its last block exited 0."""
+
+    success: bool = True
+
+    def matcher(self) -> MessageFn:
+        """The message is an execution report whose outcome is the one wanted."""
         def success(m: dict[str, Any], c: RunContext) -> bool:
-            return c.is_report(m) and c.last_outcome is not None and bool(c.last_outcome.success) == pred.success
+            return c.is_report(m) and c.last_outcome is not None and bool(c.last_outcome.success) == self.success
         return success
-    if isinstance(pred, CallablePredicate):
-        fn = import_dotted(pred.callable, "termination callable")
+
+
+@PREDICATES.register
+class CallablePredicate(PredicateKind):
+    """Escape hatch: `pkg.mod:fn(message, context) -> bool`."""
+
+    callable: str
+
+    def matcher(self) -> MessageFn:
+        """The imported function, its answer made a bool."""
+        fn = import_dotted(self.callable, "termination callable")
         if not callable(fn):
             from agents.errors import ScenarioError
 
-            raise ScenarioError(f"termination callable '{pred.callable}' is not callable")
+            raise ScenarioError(f"termination callable '{self.callable}' is not callable")
         return lambda m, c: bool(fn(m, c))
-    if isinstance(pred, AnyOf):
-        subs = [compile_predicate(p) for p in pred.any]
+
+
+@PREDICATES.register
+class AnyOf(PredicateKind):
+    """True when any sub-predicate holds."""
+
+    nests: ClassVar[bool] = True
+    any: list["Predicate"] = Field(min_length=1)
+
+    def matcher(self) -> MessageFn:
+        """Any of the sub-predicates."""
+        subs = [p.matcher() for p in self.any]
         return lambda m, c: any(s(m, c) for s in subs)
-    if isinstance(pred, AllOf):
-        subs = [compile_predicate(p) for p in pred.all]
+
+
+@PREDICATES.register
+class AllOf(PredicateKind):
+    """True when all sub-predicates hold."""
+
+    nests: ClassVar[bool] = True
+    all: list["Predicate"] = Field(min_length=1)
+
+    def matcher(self) -> MessageFn:
+        """All of the sub-predicates."""
+        subs = [p.matcher() for p in self.all]
         return lambda m, c: all(s(m, c) for s in subs)
-    raise TypeError(f"unknown predicate {pred!r}")
+
+
+Predicate = PREDICATES.union()
+AnyOf.model_rebuild()
+AllOf.model_rebuild()
+
+
+def default_termination() -> AnyOf:
+    """TERMINATE in a message, or a successful execution (every check passed; no checks: exit code 0)."""
+    return AnyOf(any=[Contains(contains="TERMINATE"), Success(success=True)])
+
+
+def compile_predicate(pred: PredicateKind) -> MessageFn:
+    """Turn a validated predicate into fn(message, context) -> bool."""
+    return pred.matcher()

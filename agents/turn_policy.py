@@ -28,8 +28,8 @@ from agents.feedback import Outcome
 from agents.models.loops import salvaged_loop
 from agents.protocols import Display, ModelProvider, Recorder
 from agents.repeats import RepeatMemory
-from agents.scenario import StrategyConfig
 from agents.strategy import SamplingPolicy, compact, reask_messages
+from agents.strategy_config import StrategyConfig
 
 StopReason = Literal["predicate", "max_replies", "human_exit", "stuck", "prose_loop", "timeout"]
 """Why an attempt's conversation ended (the transcript's `stop_reason`)."""

@@ -21,7 +21,7 @@ from agents.bench.humaneval.stats import mcnemar_exact, paired_bootstrap, summar
 from agents.bench.humaneval.visible import extract_examples, validated_examples
 from agents.errors import BadInputError
 from agents.sandbox import make_executor
-from agents.scenario import SandboxConfig
+from agents.sandbox.config import SandboxConfig
 from agents.transcript import load_transcript
 from tests.conftest import IMAGE, ROOT
 

@@ -158,7 +158,7 @@ ORPHAN = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     from pathlib import Path
     from agents.sandbox.docker_executor import DockerExecutor
-    from agents.scenario import SandboxConfig
+    from agents.sandbox.config import SandboxConfig
     ex = DockerExecutor(SandboxConfig(image={image!r}), Path({ws!r}))
     ex.start()
     print(ex.container.name, flush=True)

@@ -17,8 +17,9 @@ from agents.conversation import RunOptions, run_scenario
 from agents.prompts import render_from
 from agents.repeats import RepeatMemory
 from agents.sandbox import make_executor
+from agents.sandbox.config import SandboxConfig
 from agents.sandbox.filenames import UnsafeFilename, clean_path, declared_filename
-from agents.scenario import SandboxConfig, load_scenario
+from agents.scenario import load_scenario
 from agents.transcript import load_transcript
 from tests.conftest import IMAGE, ROOT
 

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.docker
 INNER = f'''
 import pytest
 from agents.sandbox.docker_executor import DockerExecutor
-from agents.scenario import SandboxConfig
+from agents.sandbox.config import SandboxConfig
 
 
 def start(tmp_path, stop=True):

@@ -215,7 +215,7 @@ def test_the_strategy_records_a_salvaged_reply_and_keeps_it(no_perf, tmp_path: P
     from agents.display import NullDisplay
     from agents.models.config import build_provider
     from agents.repeats import RepeatMemory
-    from agents.scenario import StrategyConfig
+    from agents.strategy_config import StrategyConfig
     from agents.transcript import JsonlRecorder
     from agents.turn_policy import TurnPolicy
 

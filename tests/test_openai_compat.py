@@ -141,7 +141,7 @@ def test_assistant_agent_talks_to_a_real_openai_compatible_server(server, tmp_pa
     from agents.attempt import install_turns
     from agents.display import NullDisplay
     from agents.repeats import RepeatMemory
-    from agents.scenario import StrategyConfig
+    from agents.strategy_config import StrategyConfig
     from agents.transcript import JsonlRecorder
     from agents.turn_policy import TurnPolicy
 

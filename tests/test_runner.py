@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from agents.sandbox.config import SandboxConfig
 from agents.sandbox.docker_executor import DockerExecutor
-from agents.scenario import SandboxConfig
 
 pytestmark = pytest.mark.docker
 

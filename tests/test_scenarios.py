@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from agents.checks import PytestCheck
 from agents.conversation import RunOptions, run_scenario
-from agents.scenario import PytestCheck, load_scenario
+from agents.scenario import load_scenario
 from agents.transcript import load_transcript
 from tests.conftest import ROOT
 

@@ -15,8 +15,9 @@ from agents.display import outcome_text
 from agents.replay.execute import recorded_blocks
 from agents.replay.html import render_html
 from agents.sandbox import make_executor
+from agents.sandbox.config import SandboxConfig
 from agents.sandbox.image import PYTHON_PACKAGES
-from agents.scenario import SandboxConfig, load_scenario
+from agents.scenario import load_scenario
 from agents.transcript import load_transcript
 from tests.conftest import IMAGE
 from tests.helpers import run_cli

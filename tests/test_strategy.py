@@ -12,8 +12,9 @@ from agents.attempt import install_turns
 from agents.briefing import briefed_task, file_preview
 from agents.conversation import RunOptions, run_scenario
 from agents.repeats import RepeatMemory, normalize_code
-from agents.scenario import StrategyConfig, load_scenario
+from agents.scenario import load_scenario
 from agents.strategy import SamplingPolicy, best_attempt, compact, reask_messages
+from agents.strategy_config import StrategyConfig
 from agents.transcript import load_transcript
 from agents.turn_policy import AttemptSummary, TurnPolicy
 from tests.conftest import ROOT, py

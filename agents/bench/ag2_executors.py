@@ -26,7 +26,7 @@ from rich.table import Table
 
 from agents.bench.common import git_commit, machine, ms
 from agents.paths import PROJECT_ROOT
-from agents.scenario import SandboxConfig
+from agents.sandbox.config import SandboxConfig
 
 KINDS = ("codeduet", "ag2")
 NAMES = {"codeduet": "codeduet SandboxCodeExecutor", "ag2": "AG2 DockerCommandLineCodeExecutor"}

@@ -22,8 +22,8 @@ from rich.table import Table
 
 from agents.bench.common import git_commit, machine, ms
 from agents.errors import CodeduetError
+from agents.sandbox.config import SandboxConfig
 from agents.sandbox.docker_executor import LABEL, LABEL_PID, DockerExecutor, hardening
-from agents.scenario import SandboxConfig
 
 BLOCKS = {"print(1)": "print(1)\n", "import numpy": "import numpy\nprint(numpy.__version__)\n",
           "write 1 KiB": "open('out.txt', 'w').write('x' * 1024)\nprint(1)\n"}

@@ -181,7 +181,7 @@ def evaluate(n: int = 1, only: list[str] | None = None, model: str | None = None
 
 def with_strategy(scenario: Any, overrides: dict[str, Any] | None) -> Any:
     """The scenario with some `strategy:` keys replaced, checked by the same strict schema as a scenario file."""
-    from agents.scenario import StrategyConfig
+    from agents.strategy_config import StrategyConfig
     from agents.yamlio import validate
 
     if not overrides:
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     """Command line entry point; exit 0 when every run succeeded, else 1."""
     from rich.console import Console
 
-    from agents.scenario import parse_overrides
+    from agents.run_options import parse_overrides
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1, help="runs per scenario")

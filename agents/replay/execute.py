@@ -16,7 +16,7 @@ from rich.markup import escape
 
 from agents.codeblocks import SHELLS, CodeBlock, extract_code_blocks
 from agents.errors import TranscriptError
-from agents.scenario import SandboxConfig
+from agents.sandbox.config import SandboxConfig
 
 DIFF_LINES = 14
 TIMING = re.compile(r"\b\d+\.\d+\s?(?:s|ms|µs|us|sec|secs|seconds)\b|\b\d+\s?(?:ms|µs|us)\b")
@@ -139,7 +139,8 @@ def compare(block: RecordedBlock, exit_code: int | None, output: str, paths: lis
 
 def _scenario_for_checks(t: dict[str, Any]) -> Any:
     """The recorded scenario (for re-running its checks), or None when it cannot be rebuilt here."""
-    from agents.scenario import PytestCheck, Scenario
+    from agents.checks import PytestCheck
+    from agents.scenario import Scenario
 
     snap = dict(t.get("scenario") or {})
     source = snap.pop("source", None)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agents.protocols import Executor
 from agents.registry import resolve
-from agents.scenario import SandboxConfig
+from agents.sandbox.config import SandboxConfig
 
 EXECUTORS: dict[str, str] = {
     "docker": "agents.sandbox.docker_executor:DockerExecutor",

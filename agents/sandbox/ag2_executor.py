@@ -20,8 +20,8 @@ from autogen.coding.base import CodeBlock, CodeExecutor, CodeExtractor, CommandL
 from autogen.coding.markdown_code_extractor import MarkdownCodeExtractor
 
 from agents.codeblocks import CodeBlock as Block
+from agents.sandbox.config import SandboxConfig
 from agents.sandbox.docker_executor import DockerExecutor
-from agents.scenario import SandboxConfig
 from agents.yamlio import validate
 
 REFUSED = ("Unsupported language {language!r}: this sandbox runs python and shell (bash, sh, shell) blocks only, "
@@ -37,7 +37,7 @@ class SandboxCodeExecutor(CodeExecutor):
                  output_limit: int | None = None, tmpfs_size: str | None = None):
         """Start the container now (fails fast on a missing daemon or image; never pulls).
 
-        None takes the scenario default (agents/scenario.py SandboxConfig). There is no network argument: the
+        None takes the scenario default (agents/sandbox/config.py SandboxConfig). There is no network argument: the
         container has no network. work_dir (default: a fresh temporary folder, deleted by stop()) is mounted
         at /workspace and the sandbox may change it; give it a folder of its own, not your project.
         """

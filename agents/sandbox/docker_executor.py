@@ -17,12 +17,12 @@ from typing import Any
 from agents.errors import DockerUnavailable
 from agents.protocols import ExecResult
 from agents.sandbox.archive import CopyReport, WorkspaceSync
+from agents.sandbox.config import SandboxConfig
 from agents.sandbox.filenames import place_block, ran_as, run_argv
 from agents.sandbox.lost import between_blocks, check_count, lost_state, remove_lost, under_block
 from agents.sandbox.offline import pip_note
 from agents.sandbox.output import BoundedOutput
 from agents.sandbox.runner import RUNNER, RunnerBroken, RunnerClient
-from agents.scenario import SandboxConfig
 
 LABEL = "org.codeduet.run"
 LABEL_PID = "org.codeduet.pid"

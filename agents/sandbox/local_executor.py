@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.protocols import ExecResult
+from agents.sandbox.config import SandboxConfig
 from agents.sandbox.filenames import place_block, ran_as, run_argv
 from agents.sandbox.output import BoundedOutput
-from agents.scenario import SandboxConfig
 
 WARNING = "sandbox kind 'local' runs LLM-written code on this machine with your permissions: no isolation"
 SAFE_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "TMPDIR")

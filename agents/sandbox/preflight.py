@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.scenario import SandboxConfig
+from agents.sandbox.config import SandboxConfig
 
 NETWORK_WARNING = ("sandbox.network: bridge gives LLM-written code Docker's network: it can reach the internet and "
                    "your local network (the default, none, cannot)")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 
 from agents.errors import EXIT_ENVIRONMENT, EXIT_OK
+from agents.sandbox.config import SandboxConfig
 from agents.sandbox.image import BUILD_HINT
-from agents.scenario import SandboxConfig
 
 
 def print_status(image: str, console: Console) -> int:

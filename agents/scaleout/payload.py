@@ -7,8 +7,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from agents.checks import PytestCheck
 from agents.project_files import as_text
-from agents.scenario import PytestCheck, Scenario
+from agents.scenario import Scenario
 
 
 def ship_scenario(scenario: Scenario) -> dict[str, Any]:

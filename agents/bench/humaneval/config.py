@@ -37,7 +37,7 @@ class BenchConfig:
     def loop_strategy(self) -> dict[str, Any]:
         """The loop's full strategy block as the scenarios get it (product defaults plus overrides)."""
         from agents.bench.humaneval.problem import bench_strategy
-        from agents.scenario import StrategyConfig
+        from agents.strategy_config import StrategyConfig
         from agents.yamlio import validate
 
         return validate(StrategyConfig, bench_strategy("loop", self.attempts, self.strategy), "--strategy", {},

@@ -20,7 +20,7 @@ ModelFor = Callable[[dict[str, Any], str], "str | dict[str, Any] | None"]
 
 
 def bench_strategy(mode: str, attempts: int | None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The scenario's `strategy:` block: the product's defaults (agents.scenario.StrategyConfig), one attempt for
+    """The scenario's `strategy:` block: the product's defaults (agents.strategy_config.StrategyConfig), one attempt for
     single pass, and the bench's --attempts (and any other override) on top."""
     if mode == "single":
         return {"attempts": 1, "max_resamples": 0, "candidates": 1}

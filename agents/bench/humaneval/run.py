@@ -25,7 +25,7 @@ from agents.bench.humaneval.visible import validated_examples
 from agents.errors import BadInputError
 from agents.prompts import PROMPT_VERSION as FEEDBACK_VERSION
 from agents.sandbox import make_executor
-from agents.scenario import SandboxConfig
+from agents.sandbox.config import SandboxConfig
 
 RESULTS, SUMMARY, META, VISIBLE = "results.jsonl", "summary.json", "meta.json", "visible_tests.json"
 

@@ -12,7 +12,8 @@ import yaml
 from agents.bench.humaneval.visible import runner_source
 from agents.errors import BadInputError, EnvironmentProblem
 from agents.prompts import render_from
-from agents.scenario import SandboxConfig, Scenario, load_scenario
+from agents.sandbox.config import SandboxConfig
+from agents.scenario import Scenario, load_scenario
 
 PROMPTS = Path(__file__).parent / "prompts"
 """The benchmark's own prompts (the product's are in agents/prompts/)."""

@@ -13,7 +13,7 @@ from agents.bench.humaneval import runner
 from agents.bench.humaneval.visible import runner_source
 from agents.codeblocks import CodeBlock
 from agents.sandbox import make_executor
-from agents.scenario import SandboxConfig
+from agents.sandbox.config import SandboxConfig
 
 VISIBLE_SCRIPT = """
 import json, sys

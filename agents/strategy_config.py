@@ -1,0 +1,62 @@
+"""The scenario's `strategy:` block: how the loop spends its budget (agents/strategy.py, agents/turn_policy.py)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from agents.config import Strict
+
+
+class StrategyConfig(Strict):
+    """How the loop spends its budget: sampled repair turns, rejected repeats and fresh attempts."""
+
+    attempts: int = Field(default=3, ge=1, le=50)
+    """Fresh conversations at most; the run ends at the first whose execution passes every check."""
+    repair_temperature: float = Field(default=0.7, ge=0, le=2)
+    """Sampling temperature of repair turns (0: greedy). The first turn of the first attempt is always greedy."""
+    attempt_temperature: float = Field(default=0.7, ge=0, le=2)
+    """Sampling temperature of the first turn of attempts 2..N."""
+    max_resamples: int = Field(default=1, ge=0, le=20)
+    """Re-asks of a turn whose code repeats an earlier execution (or was cut off), each with a new seed and, from
+    the second on, hotter. When every re-ask repeats too, the conversation is stuck and a fresh attempt starts."""
+    resample_step: float = Field(default=0.2, ge=0, le=1)
+    """How much hotter each re-ask is (capped at 1.5)."""
+    seed: int = Field(default=0, ge=0)
+    """Base seed: every sampled call gets its own seed from it, so a run is reproducible."""
+    summary: bool = True
+    """Start a fresh attempt with one line on what failed before."""
+    top_p: float = Field(default=0.95, gt=0, le=1)
+    """Nucleus cut-off of sampled turns."""
+    repair_context: Literal["full", "last"] = "full"
+    """What a repair turn sees: the whole conversation, or only the task, the last reply and the feedback on it."""
+    prose_reply: Literal["keep", "reask"] = "keep"
+    """A reply with neither code nor TERMINATE (unattended runs): `keep` re-asks with that reply kept and a request
+    for the script it describes (a diagnosis or a plan is built on, the self-debugging pattern); `reask` asks again
+    from the clean prompt, as if the reply had not been given."""
+    max_seconds: float | None = Field(default=None, gt=0, le=7 * 24 * 3600)
+    """Wall-clock budget of the whole run, in seconds (None: none; `--max-seconds` overrides). When it is spent, the
+    generation or block under way stops, the run ends with the status `timeout`, and everything is saved."""
+    candidates: int | Literal["auto"] = "auto"
+    """Replies generated together for the first turn of every attempt, each run in its own fresh sandbox on a copy
+    of the workspace and scored by the checks (agents/candidates.py); the best one continues the conversation. The
+    first stays greedy, the others are sampled with their own seeds. `auto`: 4 with the embedded llama.cpp model
+    (decoded in one batch), 1 with any other (each candidate is a paid request; the scripted model replays its
+    list). Only unattended runs (human_input_mode NEVER): a person approves what runs."""
+    repair_candidates: int = Field(default=1, ge=1, le=16)
+    """Replies generated together for each repair turn (1: one, as before)."""
+    candidates_early_stop: bool = True
+    """The turn's own reply (candidate 1) runs first; when it passes every check, the other candidates are not
+    generated (a first-turn success costs what it cost without candidates). false: all N are always generated, so
+    agreement can choose among several that pass every visible check (scenarios with no checks always get all N)."""
+
+    @field_validator("candidates", mode="before")
+    @classmethod
+    def _count_or_auto(cls, v: Any) -> Any:
+        if v == "auto" or (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 16):
+            return v
+        raise ValueError(f"{v!r} is not a number of candidates: use a count from 1 to 16, or auto")
+    file_preview: int = Field(default=30, ge=0, le=10_000)
+    """Lines of each `files:` entry shown under the task in every attempt's first message (0: none), so the model
+    sees the data it must handle instead of guessing its format (at most 4,000 characters in all)."""
