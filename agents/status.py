@@ -46,7 +46,7 @@ class AttemptSummary:
     """How one attempt ended; `to_dict()` is the transcript's `attempt` event and RunResult.attempts item."""
 
     attempt: int
-    status: str
+    status: Status
     """success | failed | max_replies | timeout"""
     reason: str
     success: bool
@@ -65,7 +65,7 @@ class AttemptSummary:
         return asdict(self)
 
 
-def final_status(last: Outcome | None, stop_reason: StopReason | None, limit: int) -> tuple[str, str]:
+def final_status(last: Outcome | None, stop_reason: StopReason | None, limit: int) -> tuple[Status, str]:
     """An attempt's success | failed | max_replies, with a reason a person can read, from its last execution and
     why its conversation ended."""
     if last is not None and last.success:  # the checks decide when there are any (Outcome.success)
@@ -97,7 +97,7 @@ def best_attempt(summaries: list[AttemptSummary]) -> AttemptSummary | None:
 
 
 def overall_status(summaries: list[AttemptSummary], budget: int, time_budget: TimeBudget | None = None
-                   ) -> tuple[str, str]:
+                   ) -> tuple[Status, str]:
     """The run's status: the first successful attempt's; else `timeout` when the time budget ended the run (saying
     how far it got); else the best attempt's, saying how many were tried."""
     best = best_attempt(summaries)

@@ -47,9 +47,11 @@ def test_every_status_has_its_exit_code_and_a_batch_takes_the_worst():
                                                         [ok, stopped])] == [0, 1, 2, 3, 1]
 
 
-def test_the_transcript_and_the_ui_take_their_statuses_from_here():
+def test_the_transcript_the_ui_and_replay_take_their_statuses_from_here():
+    from agents.replay.show import STATUS_STYLE
     from agents.transcript import STATUSES as TRANSCRIPT
     from agents.ui.app import STATUSES as UI
 
     assert status.STATUSES == ("success", "failed", "max_replies", "timeout", "interrupted", "error")
     assert TRANSCRIPT is status.STATUSES and UI == ("running", *status.STATUSES)
+    assert set(STATUS_STYLE) == set(status.STATUSES)  # replay styles every status
