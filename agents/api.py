@@ -34,7 +34,7 @@ class Run:
 
     run_dir: Path
     status: str
-    """success | failed | max_replies | timeout | interrupted | error (agents/transcript.py STATUSES)."""
+    """success | failed | max_replies | timeout | interrupted | error (agents/status.py STATUSES)."""
     reason: str
     exit_code: int
     """What `codeduet run` exits with for this status: 0 success, 1 did not succeed, 130 interrupted."""
@@ -82,7 +82,7 @@ def load_run(target: str | Path, workspace: str | Path | None = None) -> Run:
     a scenario's name), looked up under `workspace` (default ./workspaces)."""
     from agents.paths import default_workspaces
     from agents.replay.find import resolve_run
-    from agents.terminal import exit_code_for
+    from agents.status import exit_code_for
     from agents.transcript import load_transcript
 
     run_dir = resolve_run(target, Path(workspace) if workspace else default_workspaces())

@@ -20,9 +20,10 @@ from agents.proxy import HumanInput, SandboxProxy
 from agents.repeats import RepeatMemory
 from agents.sandbox import make_executor
 from agents.scenario import Scenario
+from agents.status import AttemptSummary, final_status
 from agents.termination import RunContext, compile_predicate
 from agents.transcript import workspace_name
-from agents.turn_policy import ASSISTANT_LIMIT_HEADROOM, AttemptSummary, TurnPolicy
+from agents.turn_policy import ASSISTANT_LIMIT_HEADROOM, TurnPolicy
 from agents.workspace_view import last_block
 
 
@@ -84,7 +85,7 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
         try:
             with quiet_ag2():
                 proxy.initiate_chat(assistant, message=message, clear_history=not history)
-            status, reason = final_status(proxy, policy, setup.limit)
+            status, reason = final_status(proxy.last_executed, policy.stop_reason, setup.limit)
         except BudgetSpent as spent:  # what was said and run so far is recorded already
             policy.stop_reason = "timeout"
             status, reason = "timeout", str(spent)
@@ -112,24 +113,6 @@ def install_turns(assistant: Any, policy: TurnPolicy, provider: ModelProvider, r
     """The assistant's model reply goes through the turn policy (sampling, candidates and re-asks)."""
     install_assistant_reply(assistant, lambda history, generate: policy.assistant_reply(
         history, generate, provider, recorder, display, assistant.name, system=assistant.system_message))
-
-
-def final_status(proxy: SandboxProxy, policy: TurnPolicy, limit: int) -> tuple[str, str]:
-    """success | failed | max_replies, with a reason a person can read."""
-    last = proxy.last_executed
-    if last is not None and last.success:  # the checks decide when there are any (Outcome.success)
-        return "success", ("every acceptance check passed" if last.checks else "the last execution exited 0")
-    if policy.stop_reason == "stuck":
-        return "failed", "the model kept sending code that had already run, after every re-ask"
-    if policy.stop_reason == "prose_loop":
-        return "failed", "the model kept answering without code, the same text again after a nudge"
-    if policy.stop_reason == "max_replies":
-        return "max_replies", f"reached max_consecutive_auto_reply={limit}"
-    if policy.stop_reason == "human_exit":
-        return "failed", "ended by the user before a successful execution"
-    if last is None:
-        return "failed", "the conversation ended without any code being executed"
-    return "failed", "the conversation ended after a failed execution or failed checks"
 
 
 def _install_recording(assistant: AssistantAgent, proxy: SandboxProxy, setup: AttemptSetup, policy: TurnPolicy,

@@ -19,8 +19,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from agents.defaults import SANDBOX_IMAGE
-from agents.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInputError, CodeduetError, ModelUnavailable
+from agents.errors import BadInputError, CodeduetError, ModelUnavailable
 from agents.paths import MODELS_TABLE_ORDER
+from agents.status import EXIT_BAD_INPUT, EXIT_INTERRUPTED, batch_exit_code
 from agents.terminal import close_run, console, err_console, report_result, run_display, summary
 
 __all__ = ["console", "err_console", "cli_errors", "install_signal_handlers", "run_one", "run_batch", "chat_command",
@@ -37,7 +38,7 @@ def cli_errors() -> Iterator[None]:
         raise SystemExit(exc.exit_code) from None
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted[/]")
-        raise SystemExit(130) from None
+        raise SystemExit(EXIT_INTERRUPTED) from None
 
 
 def install_signal_handlers() -> None:
@@ -47,7 +48,7 @@ def install_signal_handlers() -> None:
     def on_signal(signum: int, frame: Any) -> None:
         state["count"] += 1
         if state["count"] > 1:
-            os._exit(130)
+            os._exit(EXIT_INTERRUPTED)
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, on_signal)
@@ -194,9 +195,7 @@ def finish_batch(rows: list[dict[str, Any]], as_json: bool) -> int:
             table.add_row(*(str(r.get(c, "")) for c in cols))
         show_table(console, table, optional=("executions", "attempts", "seconds", "turns"))
         console.print(f"batch: {ok}/{len(rows)} succeeded")
-    if any(r["exit_code"] in (EXIT_BAD_INPUT, 3) for r in rows):
-        return max(r["exit_code"] for r in rows if r["exit_code"] in (EXIT_BAD_INPUT, 3))
-    return EXIT_OK if ok == len(rows) else EXIT_FAILED
+    return batch_exit_code(rows)
 
 
 def list_runs(root: Path, scenario: str | None, limit: int | None = None) -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from agents.attempt import AttemptSetup, final_status, run_attempt
+from agents.attempt import AttemptSetup, run_attempt
 from agents.briefing import briefed_task
 from agents.budget import TimeBudget
 from agents.changes import record_changes
@@ -23,11 +23,11 @@ from agents.repeats import RepeatMemory
 from agents.run_options import RunOptions
 from agents.sandbox.preflight import preflight, warnings_for
 from agents.scenario import Scenario
-from agents.strategy import attempt_message, best_attempt
+from agents.status import AttemptSummary, best_attempt, overall_status
+from agents.strategy import attempt_message
 from agents.transcript import JsonlRecorder, new_run_dir, workspace_name
-from agents.turn_policy import AttemptSummary
 
-__all__ = ["RunOptions", "RunResult", "run_scenario", "final_status", "overall_status", "resolve_model"]
+__all__ = ["RunOptions", "RunResult", "run_scenario", "resolve_model"]
 
 
 @dataclass
@@ -149,26 +149,3 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
         raise RunInterrupted(result)
     return result
 
-
-def overall_status(summaries: list[AttemptSummary], budget: int, time_budget: TimeBudget | None = None
-                   ) -> tuple[str, str]:
-    """The first successful attempt's status; else `timeout` when the time budget ended the run (saying how far it
-    got); else the best attempt's, saying how many were tried."""
-    best = best_attempt(summaries)
-    if best is None:
-        return "failed", "no attempt ran"
-    last = summaries[-1]
-    timed_out = last.stop_reason == "timeout" or (not best.success and time_budget is not None
-                                                  and time_budget.spent() and len(summaries) < budget)
-    if timed_out and not best.success:
-        where = last.reason if last.stop_reason == "timeout" else \
-            f"the time budget of {time_budget.seconds:g} s ran out before attempt {len(summaries) + 1}"
-        return "timeout", (f"{where}; {len(summaries)} of {budget} attempt(s) ran, "
-                           f"{sum(s.turns for s in summaries)} turn(s); kept attempt {best.attempt} "
-                           f"({best.checks_passed}/{best.checks} checks passed: {best.summary})")
-    if len(summaries) == 1 and budget == 1:
-        return best.status, best.reason
-    if best.success:
-        return "success", f"attempt {best.attempt} of {budget}: {best.reason}"
-    return best.status, (f"no attempt succeeded ({len(summaries)} of {budget} tried); kept attempt "
-                         f"{best.attempt} ({best.checks_passed}/{best.checks} checks passed): {best.reason}")

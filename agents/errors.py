@@ -1,13 +1,10 @@
-"""One error hierarchy; the CLI turns each into one line (cause and fix) and an exit code."""
+"""One error hierarchy; the CLI turns each into one line (cause and fix) and an exit code (agents/status.py)."""
 
 from __future__ import annotations
 
 import errno
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
-EXIT_ENVIRONMENT = 3
+from agents.status import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_FAILED
 
 
 class CodeduetError(Exception):

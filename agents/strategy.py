@@ -1,4 +1,5 @@
-"""The self-debug strategy: greedy first turn, sampled repair turns, repeats re-asked hotter, fresh attempts.
+"""The self-debug strategy: greedy first turn, sampled repair turns, repeats re-asked hotter, fresh attempts (which
+attempt a run keeps: agents/status.py).
 
 One strategy serves `run`, `chat`, `--resume`, batches and the benchmarks; a scenario's `strategy:` block sets it.
 """
@@ -6,14 +7,12 @@ One strategy serves `run`, `chat`, `--resume`, batches and the benchmarks; a sce
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agents.prompts import render
 from agents.repeats import Seen
+from agents.status import AttemptSummary
 from agents.strategy_config import StrategyConfig
-
-if TYPE_CHECKING:
-    from agents.turn_policy import AttemptSummary
 
 MAX_TEMPERATURE = 1.5
 
@@ -102,15 +101,3 @@ def attempt_message(task: str, attempt: int, history: list[AttemptSummary], conf
     lines = "\n".join(f"- attempt {h.attempt}: {h.summary}" for h in history)
     return render("attempt_task", task=task.rstrip(), failures=lines)
 
-
-def attempt_score(summary: AttemptSummary) -> tuple[int, int, int]:
-    """Orders attempts: success first, then most checks passed, then code that ran clean (a command-line tool that
-    printed its usage when run bare counts: it did not crash), then the earlier one."""
-    return (1 if summary.success else 0, summary.checks_passed, 1 if summary.ran_clean else 0)
-
-
-def best_attempt(summaries: list[AttemptSummary]) -> AttemptSummary | None:
-    """The attempt to keep: the first successful one, else the one with the most checks passed (earliest wins ties)."""
-    if not summaries:
-        return None
-    return max(summaries, key=lambda s: (attempt_score(s), -s.attempt))

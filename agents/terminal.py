@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from agents.errors import EXIT_FAILED, EXIT_OK
+from agents.status import exit_code_for
 
 if TYPE_CHECKING:
     from agents.conversation import RunResult
@@ -21,15 +21,6 @@ err_console = Console(stderr=True, highlight=False)
 def warn(line: str) -> None:
     """One warning line on stderr (a run goes on)."""
     err_console.print(f"[yellow]warning:[/] {line}", soft_wrap=True)
-
-
-EXIT_INTERRUPTED = 130
-"""Ctrl-C or SIGTERM, as a shell reports it."""
-
-
-def exit_code_for(status: str) -> int:
-    """0 success, 130 interrupted, 1 ran but did not succeed."""
-    return EXIT_OK if status == "success" else EXIT_INTERRUPTED if status == "interrupted" else EXIT_FAILED
 
 
 def report_result(result: RunResult, console: Console, note: str = "") -> int:

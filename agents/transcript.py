@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from agents.errors import CodeduetError, EnvironmentProblem, TranscriptError, disk_full
+from agents.status import STATUSES
 
 FORMAT = "codeduet.transcript/2"
 READABLE = ("codeduet.transcript/1", FORMAT)
 """Formats this version reads: /2 added attempts and rejected repeats; a /1 transcript is one attempt."""
 EVENTS = "events.jsonl"
 TRANSCRIPT = "transcript.json"
-STATUSES = ("success", "failed", "max_replies", "timeout", "interrupted", "error")
 
 
 def now_iso() -> str:

@@ -18,7 +18,7 @@ agents/ag2_adapter.py is where those calls are installed into AG2.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 from agents.budget import TimeBudget
@@ -28,11 +28,10 @@ from agents.feedback import Outcome
 from agents.models.loops import salvaged_loop
 from agents.protocols import Display, ModelProvider, Recorder
 from agents.repeats import RepeatMemory
+from agents.status import StopReason
 from agents.strategy import SamplingPolicy, compact, reask_messages
 from agents.strategy_config import StrategyConfig
 
-StopReason = Literal["predicate", "max_replies", "human_exit", "stuck", "prose_loop", "timeout"]
-"""Why an attempt's conversation ended (the transcript's `stop_reason`)."""
 RejectReason = Literal["repeat", "cut", "no_code"]
 """Why a generated reply was re-asked instead of answered (`reply_rejected` events)."""
 Role = Literal["execution", "user_proxy", "human"]
@@ -53,30 +52,6 @@ class ProxyTurn:
     role: Role
     outcome: Outcome | None = None
     """What the reply's code did (None for a person's answer)."""
-
-
-@dataclass
-class AttemptSummary:
-    """How one attempt ended; `to_dict()` is the transcript's `attempt` event and RunResult.attempts item."""
-
-    attempt: int
-    status: str
-    """success | failed | max_replies | timeout"""
-    reason: str
-    success: bool
-    checks_passed: int
-    checks: int
-    ran_clean: bool
-    """The last execution exited 0."""
-    summary: str
-    """One line on what the last execution did (what a fresh attempt is told)."""
-    stop_reason: StopReason | None
-    turns: int
-    workspace: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """The plain dict, keys in this order."""
-        return asdict(self)
 
 
 @dataclass

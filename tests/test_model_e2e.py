@@ -10,7 +10,8 @@ import pytest
 
 from agents.conversation import RunOptions, run_scenario
 from agents.scenario import load_scenario
-from agents.transcript import STATUSES, load_transcript
+from agents.status import STATUSES
+from agents.transcript import load_transcript
 from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.model, pytest.mark.docker, pytest.mark.slow]

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from agents.transcript import STATUSES, load_transcript
+from agents.status import STATUSES
+from agents.transcript import load_transcript
 from tests.conftest import ROOT
 
 pytest.importorskip("ray", reason="the optional extra codeduet[ray] is not installed")

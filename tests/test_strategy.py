@@ -13,10 +13,10 @@ from agents.briefing import briefed_task, file_preview
 from agents.conversation import RunOptions, run_scenario
 from agents.repeats import RepeatMemory, normalize_code
 from agents.scenario import load_scenario
-from agents.strategy import SamplingPolicy, best_attempt, compact, reask_messages
+from agents.strategy import SamplingPolicy, compact, reask_messages
 from agents.strategy_config import StrategyConfig
 from agents.transcript import load_transcript
-from agents.turn_policy import AttemptSummary, TurnPolicy
+from agents.turn_policy import TurnPolicy
 from tests.conftest import ROOT, py
 from tests.helpers import run_cli
 
@@ -61,19 +61,6 @@ def test_policy_first_turn_greedy_repairs_sampled_reasks_hotter_with_new_seeds()
     assert first.sampling(1, 1).temperature == 0.6  # a repeated greedy reply is re-asked sampled
     greedy_repairs = SamplingPolicy(StrategyConfig(repair_temperature=0), attempt=1)
     assert greedy_repairs.sampling(2, 0).temperature is None
-
-
-def summary(attempt: int, success: bool, checks_passed: int) -> AttemptSummary:
-    return AttemptSummary(attempt=attempt, status="success" if success else "failed", reason="", success=success,
-                          checks_passed=checks_passed, checks=2, ran_clean=True, summary="", stop_reason=None, turns=1,
-                          workspace="workspace")
-
-
-def test_best_attempt_is_the_first_success_else_most_checks_passed():
-    a = [summary(1, False, 1), summary(2, False, 2), summary(3, False, 2)]
-    assert best_attempt(a).attempt == 2
-    assert best_attempt([*a, summary(4, True, 2)]).attempt == 4
-    assert best_attempt([]) is None
 
 
 # -- real conversations ------------------------------------------------------------------------------

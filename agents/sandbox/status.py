@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from agents.errors import EXIT_ENVIRONMENT, EXIT_OK
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.image import BUILD_HINT
+from agents.status import EXIT_ENVIRONMENT, EXIT_OK
 
 
 def print_status(image: str, console: Console) -> int:

@@ -60,7 +60,8 @@ def run_on_node(index: int, payload: dict[str, Any], overrides: dict[str, Any]) 
     from agents.scaleout.archive import pack_folder
     from agents.scaleout.payload import land_scenario
     from agents.scenario import load_scenario
-    from agents.terminal import exit_code_for, summary
+    from agents.status import EXIT_FAILED, exit_code_for
+    from agents.terminal import summary
 
     root = Path(os.environ.get(SCRATCH_ENV) or tempfile.gettempdir())
     remove_stale(root)
@@ -81,7 +82,8 @@ def run_on_node(index: int, payload: dict[str, Any], overrides: dict[str, Any]) 
         except CodeduetError as exc:
             row = {"status": "error", "reason": str(exc), "exit_code": exc.exit_code}
         except Exception as exc:  # a bug: one line, not a retry
-            row = {"status": "error", "reason": f"{type(exc).__name__}: {exc}".splitlines()[0], "exit_code": 1}
+            row = {"status": "error", "reason": f"{type(exc).__name__}: {exc}".splitlines()[0],
+                   "exit_code": EXIT_FAILED}
         run_dirs = [p.parent for p in workspaces.glob("*/*/events.jsonl")]
         if run_dirs:
             run = run_dirs[0].relative_to(workspaces).as_posix()

@@ -33,13 +33,15 @@ from agents.errors import CodeduetError
 from agents.hitl import ANSWER_FILE, PROMPT_FILE
 from agents.replay.html import changes_html, content_html, esc, header_html, page_css, timeline_html
 from agents.replay.resume import kept_attempt
+from agents.status import STATUSES as RUN_STATUSES
 from agents.transcript import EVENTS, load_transcript, workspace_name
 from agents.ui.launch import Launcher
 from agents.ui.runs import SEGMENT, RunIndex, is_alive, run_path
 from agents.ui.security import CSRF_FIELD, check_csrf, csrf_token, guard
 
 STATIC = Path(__file__).parent / "static"
-STATUSES = ("running", "success", "failed", "max_replies", "timeout", "interrupted", "error")
+STATUSES = ("running", *RUN_STATUSES)
+"""The runs page's status filter: a run not finished yet, then every status a finished one may have."""
 POLL_S = 0.1
 
 
