@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from agents.project_files import as_text
+from agents.run_folder import DIFF_FILE, write_atomic
 from agents.sandbox.archive import human, regular_files
 from agents.workspace_view import hidden
 
-DIFF_FILE = "changes.diff"
 DIFF_MAX = 1024**2
 """Files larger than this (before or after) are listed by size instead of diffed, and compared by digest."""
 SHOW_LINES = 400
@@ -118,7 +118,7 @@ def record_changes(run_dir: Path, workspace: Path, starting: dict[str, bytes]) -
     try:
         text, changed = diff_trees(starting, workspace_files(workspace))
         if text:
-            (run_dir / DIFF_FILE).write_text(text, encoding="utf-8")
+            write_atomic(run_dir / DIFF_FILE, text)
     except OSError:
         return []
     return changed

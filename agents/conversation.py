@@ -20,11 +20,12 @@ from agents.prompts import PROMPT_VERSION
 from agents.protocols import Display, ModelProvider, Recorder
 from agents.proxy import HumanInput
 from agents.repeats import RepeatMemory
+from agents.run_folder import new_run_dir, workspace_name
 from agents.run_options import RunOptions
 from agents.sandbox.preflight import preflight, warnings_for
 from agents.scenario import Scenario
 from agents.strategy import attempt_message, best_attempt
-from agents.transcript import JsonlRecorder, new_run_dir, workspace_name
+from agents.transcript import JsonlRecorder
 from agents.turn_policy import AttemptSummary
 
 __all__ = ["RunOptions", "RunResult", "run_scenario", "final_status", "overall_status", "resolve_model"]

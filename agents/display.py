@@ -16,6 +16,8 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
+from agents.run_folder import LIVE_FILE
+
 STYLE = {"task": "cyan", "assistant": "green", "execution": "yellow", "human": "magenta", "user_proxy": "blue"}
 
 
@@ -166,7 +168,6 @@ def show_table(console: Console, table: Table, optional: tuple[str, ...] = ()) -
 LIVE_ENV = "CODEDUET_LIVE_REPLY"
 """Set (by `codeduet ui`): a --json run also writes the reply being generated to LIVE_FILE in its run folder (a
 run in a terminal always does)."""
-LIVE_FILE = ".live_reply.txt"
 
 
 class FileDisplay(NullDisplay):

@@ -12,11 +12,12 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from agents.changes import DIFF_FILE, changes_title, line_kinds, shown_diff
+from agents.changes import changes_title, line_kinds, shown_diff
 from agents.codeblocks import FENCE
 from agents.display import run_label
 from agents.replay.show import message_time, model_label, parse_time, sandbox_label, totals_label
 from agents.replay.timeline import attempt_label, candidate_label, candidates_label, rejected_label, timeline
+from agents.run_folder import DIFF_FILE
 
 CSS_FILE = Path(__file__).with_name("page.css")
 SIDE = {"assistant": "left", "task": "right", "human": "right", "execution": "right", "user_proxy": "right"}
