@@ -18,11 +18,11 @@ from agents.prompts import system_message
 from agents.protocols import Display, ModelProvider, Recorder
 from agents.proxy import HumanInput, SandboxProxy
 from agents.repeats import RepeatMemory
+from agents.run_folder import sandbox_id, workspace_name
 from agents.sandbox import make_executor
 from agents.scenario import Scenario
 from agents.status import AttemptSummary, final_status
 from agents.termination import RunContext, compile_predicate
-from agents.transcript import workspace_name
 from agents.turn_policy import ASSISTANT_LIMIT_HEADROOM, TurnPolicy
 from agents.workspace_view import last_block
 
@@ -53,8 +53,7 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
     workspace.mkdir()
     write_files(workspace, scenario.starting_files())
     setup.memory.begin(workspace)  # files this attempt's replies save are compared with this workspace
-    executor = make_executor(scenario.sandbox, workspace,
-                             setup.run_id if attempt == 1 else f"{setup.run_id}-a{attempt}")
+    executor = make_executor(scenario.sandbox, workspace, sandbox_id(setup.run_id, attempt))
     executor.counter = last_block(history or [])  # a resumed conversation's blocks go on from its parent's numbers
     context = RunContext(sent_contents={message})  # the task (or follow-up) is never judged as a reply
     predicate = compile_predicate(scenario.termination)

@@ -24,12 +24,10 @@ from typing import Any, Callable
 from agents.budget import TimeBudget
 from agents.feedback import Outcome
 from agents.protocols import Usage
+from agents.run_folder import CANDIDATES_DIR, candidate_name
 from agents.run_reply import run_reply
 from agents.sandbox import make_executor
 from agents.scenario import Scenario
-
-CANDIDATES_DIR = "candidates"
-"""Under the run folder: one workspace per candidate that ran (`a1-t1-c2/`), kept for replay and comparison."""
 
 
 @dataclass
@@ -131,7 +129,7 @@ class CandidateRunner:
         for c in candidates:
             if c.rejected or self.budget.spent():
                 continue
-            name = f"a{self.attempt}-t{turn}-c{c.index}"
+            name = candidate_name(self.attempt, turn, c.index)
             folder = self.run_dir / CANDIDATES_DIR / name
             shutil.copytree(self.workspace, folder, symlinks=True)
             executor = make_executor(self.scenario.sandbox, folder, f"{self.run_id}-{name}")

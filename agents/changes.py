@@ -8,16 +8,15 @@ codeduet's own files (block scripts, the checks folder, caches: agents/workspace
 from __future__ import annotations
 
 import difflib
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agents.project_files import as_text
-from agents.sandbox.archive import human, regular_files
-from agents.workspace_view import hidden
+from agents.run_folder import DIFF_FILE, write_atomic
+from agents.sandbox.archive import human
+from agents.workspace_view import content_digest, digest, hidden, project_files
 
-DIFF_FILE = "changes.diff"
 DIFF_MAX = 1024**2
 """Files larger than this (before or after) are listed by size instead of diffed, and compared by digest."""
 SHOW_LINES = 400
@@ -38,23 +37,13 @@ Content = bytes | Large
 def workspace_files(root: Path) -> dict[str, Content]:
     """{posix relative path: content} of the workspace's regular files (links not followed, codeduet's left out)."""
     out: dict[str, Content] = {}
-    for rel, st in regular_files(root):
-        if hidden(rel):
-            continue
+    for rel, st in project_files(root):
         path = root / rel
         try:
-            out[rel] = path.read_bytes() if st.st_size <= DIFF_MAX else Large(st.st_size, _digest(path))
+            out[rel] = path.read_bytes() if st.st_size <= DIFF_MAX else Large(st.st_size, digest(path))
         except OSError:
             continue
     return out
-
-
-def _digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _size(content: Content) -> int:
@@ -64,7 +53,7 @@ def _size(content: Content) -> int:
 def _same(old: Content | None, new: Content | None) -> bool:
     """Whether a file is unchanged (a large file by size and digest)."""
     if isinstance(old, bytes) and isinstance(new, Large):
-        return len(old) == new.size and hashlib.sha256(old).hexdigest() == new.digest
+        return len(old) == new.size and content_digest(old) == new.digest
     return old == new
 
 
@@ -118,7 +107,7 @@ def record_changes(run_dir: Path, workspace: Path, starting: dict[str, bytes]) -
     try:
         text, changed = diff_trees(starting, workspace_files(workspace))
         if text:
-            (run_dir / DIFF_FILE).write_text(text, encoding="utf-8")
+            write_atomic(run_dir / DIFF_FILE, text)
     except OSError:
         return []
     return changed

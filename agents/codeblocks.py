@@ -1,4 +1,5 @@
-"""Finding fenced code blocks in an LLM reply."""
+"""Finding fenced code blocks in an LLM reply: the one fence grammar for what runs and what is shown (the terminal
+view and the HTML page cut a message with `segments`, so a block shown as code is a block found here)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from agents.sandbox.filenames import declared_filename
 
 FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)```", re.DOTALL)
 OPEN_FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n")
+"""Only backtick fences: a `~~~` fence is prose (neither run nor shown as code)."""
 
 PYTHON = {"python", "py", "python3", ""}
 SHELL = {"sh": "sh", "shell": "sh", "console": "sh", "bash": "bash"}
@@ -72,18 +74,41 @@ class CodeBlock:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class Segment:
+    """A piece of a message: prose (`fence` '') or a fenced block (its opening line as written, its language tag
+    and its code; `closed` False for a final unclosed block)."""
+
+    text: str
+    fence: str = ""
+    language: str = ""
+    closed: bool = True
+
+
+def segments(text: str | None) -> list[Segment]:
+    """A message cut into prose and fenced blocks, in order: the closed ``` blocks, then a final unclosed one (a
+    cut-off reply) when code follows its opening line; everything else is prose."""
+    out: list[Segment] = []
+    text, pos = text or "", 0
+    for m in FENCE.finditer(text):
+        if m.start() > pos:
+            out.append(Segment(text[pos:m.start()]))
+        out.append(Segment(m.group(2), text[m.start():m.start(2)].rstrip("\n"), m.group(1).strip().lower()))
+        pos = m.end()
+    tail = OPEN_FENCE.search(text, pos)
+    if tail and text.count("```", pos) % 2 == 1 and text[tail.end():].strip():
+        if tail.start() > pos:
+            out.append(Segment(text[pos:tail.start()]))
+        out.append(Segment(text[tail.end():], tail.group(0).rstrip("\n"), tail.group(1).strip().lower(), False))
+    elif pos < len(text):
+        out.append(Segment(text[pos:]))
+    return out
+
+
 def extract_code_blocks(text: str | None) -> list[CodeBlock]:
-    """All closed ``` blocks, in order; a final unclosed block (a cut-off reply) is included too. A block that
-    starts with a `# filename:` line and holds more of them is several files in one fence: one block each."""
-    if not text:
-        return []
-    blocks = [CodeBlock(m.group(1).strip().lower(), m.group(2)) for m in FENCE.finditer(text)]
-    rest = FENCE.sub("", text)
-    tail = OPEN_FENCE.search(rest)
-    if tail and rest.count("```") % 2 == 1:
-        code = rest[tail.end():]
-        if code.strip():
-            blocks.append(CodeBlock(tail.group(1).strip().lower(), code))
+    """All closed ``` blocks, in order; a final unclosed block (a cut-off reply) is included too (`segments`). A
+    block that starts with a `# filename:` line and holds more of them is several files in one fence: one each."""
+    blocks = [CodeBlock(s.language, s.text) for s in segments(text) if s.fence]
     return [part for b in blocks if b.code.strip() and not echoes_report(b.code) for part in split_files(b)]
 
 

@@ -20,12 +20,13 @@ from agents.prompts import PROMPT_VERSION
 from agents.protocols import Display, ModelProvider, Recorder
 from agents.proxy import HumanInput
 from agents.repeats import RepeatMemory
+from agents.run_folder import new_run_dir, workspace_name
 from agents.run_options import RunOptions
 from agents.sandbox.preflight import preflight, warnings_for
 from agents.scenario import Scenario
 from agents.status import AttemptSummary, best_attempt, overall_status
 from agents.strategy import attempt_message
-from agents.transcript import JsonlRecorder, new_run_dir, workspace_name
+from agents.transcript import JsonlRecorder
 
 __all__ = ["RunOptions", "RunResult", "run_scenario", "resolve_model"]
 

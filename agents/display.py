@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, ContextManager, Iterator
@@ -15,6 +14,9 @@ from rich.spinner import Spinner
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
+
+from agents.codeblocks import segments
+from agents.run_folder import LIVE_FILE
 
 STYLE = {"task": "cyan", "assistant": "green", "execution": "yellow", "human": "magenta", "user_proxy": "blue"}
 
@@ -64,35 +66,21 @@ def outcome_text(outcome: dict[str, Any]) -> Text:
     return text
 
 
-FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)\n(?P<code>.*?)(?:^(?P=fence)[ \t]*$|\Z)", re.M | re.S)
-
-
-def segments(content: str) -> Iterator[tuple[str, str, str, str]]:
-    """('text', prose, '', '') and ('code', code, fence, info string) pieces of a message, in order (an unclosed
-    fence runs to the end)."""
-    pos = 0
-    for m in FENCE.finditer(content):
-        if m.start() > pos:
-            yield "text", content[pos:m.start()], "", ""
-        yield "code", m["code"], m["fence"], m["info"]
-        pos = m.end()
-    if pos < len(content):
-        yield "text", content[pos:], "", ""
-
-
 def message_body(content: str) -> list[RenderableType]:
     """Prose as written (its line breaks kept) and code highlighted between its fences, never re-flowed: a long
-    code line is cropped at the edge, so what is shown is the code as it runs."""
+    code line is cropped at the edge, so what is shown is the code as it runs. The blocks are those
+    agents/codeblocks.py finds (`segments`): a fence shown as code is one that runs, is saved or is reported."""
     parts: list[RenderableType] = []
-    for kind, text, fence, info in segments(content or "(empty)"):
-        if kind == "text":
-            if text.strip("\n"):
-                parts.append(Text(text.strip("\n")))
+    for s in segments(content or "(empty)"):
+        if not s.fence:
+            if s.text.strip("\n"):
+                parts.append(Text(s.text.strip("\n")))
             continue
-        parts.append(Text(fence + info, style="dim", no_wrap=True, overflow="crop"))
-        parts.append(Syntax(text.rstrip("\n"), (info.split() or ["text"])[0], theme="monokai", word_wrap=False,
+        parts.append(Text(s.fence, style="dim", no_wrap=True, overflow="crop"))
+        parts.append(Syntax(s.text.rstrip("\n"), s.language or "python", theme="monokai", word_wrap=False,
                             background_color="default"))
-        parts.append(Text(fence, style="dim"))
+        if s.closed:
+            parts.append(Text("```", style="dim"))
     return parts
 
 
@@ -166,7 +154,6 @@ def show_table(console: Console, table: Table, optional: tuple[str, ...] = ()) -
 LIVE_ENV = "CODEDUET_LIVE_REPLY"
 """Set (by `codeduet ui`): a --json run also writes the reply being generated to LIVE_FILE in its run folder (a
 run in a terminal always does)."""
-LIVE_FILE = ".live_reply.txt"
 
 
 class FileDisplay(NullDisplay):

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import os
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +10,7 @@ from rich.console import Console
 
 from agents.codeblocks import extract_code_blocks
 from agents.errors import BadInputError
+from agents.run_folder import clear_prompt, wait_answer, write_prompt
 
 if TYPE_CHECKING:  # AG2 is imported only where a conversation runs; `run`'s flag checks come before it
     from agents.proxy import HumanInput, SandboxProxy
@@ -94,17 +92,15 @@ def human_for_mode(console: Console) -> HumanInput:
     return ask
 
 
-PROMPT_FILE = "human_prompt.json"
-"""In a run folder while a person is asked through files (`codeduet ui`): what is asked, and its number."""
-ANSWER_FILE = "human_answer-{n}.json"
-"""The answer to prompt n; created once (O_EXCL) by whoever answers first."""
 CHANNEL_ENV = "CODEDUET_HUMAN_CHANNEL"
-"""`files`: `codeduet run` asks the person through PROMPT_FILE / ANSWER_FILE instead of the terminal."""
+"""`files`: `codeduet run` asks the person through the run folder (agents/run_folder.py PROMPT_FILE, ANSWER_FILE)
+instead of the terminal."""
 
 
 def human_via_files(poll_s: float = 0.1) -> HumanInput:
-    """A HumanInput that asks through the run folder: it writes PROMPT_FILE (what Enter would do, the proposed
-    code, whether skip applies) and waits for ANSWER_FILE ({"choice": "execute|skip|end|reply", "text": ...}).
+    """A HumanInput that asks through the run folder (agents/run_folder.py): it writes PROMPT_FILE (what Enter
+    would do, the proposed code, whether skip applies) and waits for ANSWER_FILE ({"choice":
+    "execute|skip|end|reply", "text": ...}), which is written whole.
     The answers mean what they mean at the terminal, and go into the conversation the same way."""
     asked = {"n": 0}
 
@@ -112,19 +108,12 @@ def human_via_files(poll_s: float = 0.1) -> HumanInput:
         run_dir = Path(proxy.executor.workspace).parent
         asked["n"] += 1
         n, code = asked["n"], proposes_code(proxy)
-        prompt = {"n": n, "enter": enter_means(ag2_prompt, proxy), "can_skip": code,
-                  "proposed": _last_message(proxy).get("content") or "", "attempt": proxy.attempt}
-        tmp = run_dir / f".{PROMPT_FILE}.tmp"
-        tmp.write_text(json.dumps(prompt), encoding="utf-8")
-        os.replace(tmp, run_dir / PROMPT_FILE)
-        answer_path = run_dir / ANSWER_FILE.format(n=n)
+        write_prompt(run_dir, {"n": n, "enter": enter_means(ag2_prompt, proxy), "can_skip": code,
+                               "proposed": _last_message(proxy).get("content") or "", "attempt": proxy.attempt})
         try:
-            while not answer_path.exists():
-                time.sleep(poll_s)
-            time.sleep(0.05)  # the writer creates the file, then fills it
-            data = json.loads(answer_path.read_text(encoding="utf-8") or "{}")
+            data = wait_answer(run_dir, n, poll_s)
         finally:
-            (run_dir / PROMPT_FILE).unlink(missing_ok=True)
+            clear_prompt(run_dir)
         choice, text = str(data.get("choice") or ""), str(data.get("text") or "").strip()
         if choice == "end":
             return "exit"

@@ -4,42 +4,23 @@ from __future__ import annotations
 
 import json
 import os
-import secrets as _secrets
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from agents.errors import CodeduetError, EnvironmentProblem, TranscriptError, disk_full
+from agents.run_folder import EVENTS, TRANSCRIPT, write_atomic
 from agents.status import STATUSES
 
 FORMAT = "codeduet.transcript/2"
 READABLE = ("codeduet.transcript/1", FORMAT)
 """Formats this version reads: /2 added attempts and rejected repeats; a /1 transcript is one attempt."""
-EVENTS = "events.jsonl"
-TRANSCRIPT = "transcript.json"
 
 
 def now_iso() -> str:
     """UTC timestamp with milliseconds."""
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-
-
-def new_run_dir(root: Path, scenario_name: str) -> tuple[Path, str]:
-    """Create workspaces/<scenario>/<YYYYmmdd-HHMMSS>-<shortid>/ (unique even for simultaneous runs)."""
-    while True:
-        run_id = f"{datetime.now().strftime('%Y%m%d-%H%M%S')}-{_secrets.token_hex(3)}"
-        run_dir = Path(root) / scenario_name / run_id
-        try:
-            run_dir.mkdir(parents=True, exist_ok=False)
-            return run_dir, run_id
-        except FileExistsError:
-            continue
-
-
-def workspace_name(attempt: int) -> str:
-    """workspace/ for the first attempt (the layout of single-attempt runs), workspace-N/ after it."""
-    return "workspace" if attempt == 1 else f"workspace-{attempt}"
 
 
 class Scrubber:
@@ -134,12 +115,9 @@ class JsonlRecorder:
                       "messages": self.messages, "totals": totals,
                       **({"partial_reply": self.partial_reply} if self.partial_reply else {})}
         path = self.run_dir / TRANSCRIPT
-        tmp = path.with_suffix(".json.tmp")
         try:
-            tmp.write_text(json.dumps(self.scrub(transcript), indent=2, ensure_ascii=False), encoding="utf-8")
-            os.replace(tmp, path)
+            write_atomic(path, json.dumps(self.scrub(transcript), indent=2, ensure_ascii=False))
         except OSError as exc:  # replay rebuilds the transcript from events.jsonl
-            tmp.unlink(missing_ok=True)
             self.failed = self.failed or disk_full(exc, self.run_dir) or EnvironmentProblem(
                 f"cannot write {path} ({exc.strerror or exc}); replay reads the run from its events.jsonl")
         return path

@@ -1,14 +1,16 @@
 """What the model is shown of the workspace: the files a block created, changed or deleted, and the current text of
-the files its reply wrote, under a budget."""
+the files its reply wrote, under a budget. Also the one walk over a workspace's own files and the one file digest,
+which agents/changes.py uses too (changes.diff of the kept attempt)."""
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import itertools
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from agents.sandbox.archive import human, regular_files
 from agents.sandbox.filenames import CHECKS_DIR
@@ -37,24 +39,39 @@ def hidden(rel: str) -> bool:
     return bool(HIDDEN_DIRS & set(parts)) or (len(parts) == 1 and BLOCK_FILE.fullmatch(rel) is not None)
 
 
+def project_files(root: Path) -> Iterator[tuple[str, os.stat_result]]:
+    """(posix relative path, stat) of the workspace's regular files that are the project's (links not followed,
+    codeduet's own left out: `hidden`)."""
+    return ((rel, st) for rel, st in regular_files(root) if not hidden(rel))
+
+
+def content_digest(data: bytes) -> str:
+    """The digest of a file's content (as `digest` computes it from the file)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def digest(path: Path) -> str:
+    """The digest of a regular file's content, read in chunks and never through a link (OSError if unreadable)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    h = hashlib.sha256()
+    with os.fdopen(fd, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
 def snapshot(root: Path) -> dict[str, Signature]:
-    """{relative path: (size, content digest)} of the regular files of the workspace (links are not followed)."""
-    out: dict[str, Signature] = {}
-    for path, st in regular_files(root):
-        if len(out) >= MAX_ENTRIES:
-            break
-        if not hidden(path):
-            out[path] = (st.st_size, _digest(root / path, st))
-    return out
+    """{relative path: (size, content digest)} of the project's files in the workspace (`project_files`); a file
+    over HASH_MAX by its modification time instead, so a block's report stays quick."""
+    return {path: (st.st_size, _signature(root / path, st))
+            for path, st in itertools.islice(project_files(root), MAX_ENTRIES)}
 
 
-def _digest(path: Path, st: os.stat_result) -> str:
+def _signature(path: Path, st: os.stat_result) -> str:
     if st.st_size > HASH_MAX:
         return f"mtime:{st.st_mtime_ns}"
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(fd, "rb") as fh:
-            return hashlib.sha1(fh.read()).hexdigest()
+        return digest(path)
     except OSError:
         return "unreadable"
 

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.display import LIVE_ENV, LIVE_FILE
+from agents.display import LIVE_ENV
 from agents.models.download import pull_model
 from agents.models.server import MODEL_ALIAS, LlamaServer, server_installed
+from agents.run_folder import LIVE_FILE
 from agents.status import EXIT_ENVIRONMENT
 from agents.transcript import load_transcript
 from tests.conftest import ROOT

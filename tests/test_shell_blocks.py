@@ -8,12 +8,14 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from rich.syntax import Syntax
+from rich.text import Text
 
 from agents.codeblocks import CodeBlock, console_commands, extract_code_blocks
 from agents.conversation import RunOptions, run_scenario
-from agents.display import outcome_text
+from agents.display import message_body, outcome_text
 from agents.replay.execute import recorded_blocks
-from agents.replay.html import render_html
+from agents.replay.html import content_html, render_html
 from agents.sandbox import make_executor
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.image import PYTHON_PACKAGES
@@ -45,6 +47,19 @@ def test_shell_tags_run_with_their_shell_and_a_console_block_runs_its_prompt_lin
     output_only = CodeBlock("console", "total 3\nreport.py\n")
     assert output_only.runnable_as is None and output_only.shown_only and not output_only.actionable
     assert [b.actionable for b in extract_code_blocks(SAVE_THEN_RUN)] == [True, True]
+
+
+def test_a_tilde_fence_is_shown_as_it_is_treated():
+    """One fence grammar (agents/codeblocks.py segments): a `~~~` fence neither runs nor is reported "not run", so
+    the terminal and the HTML page show it as prose; the ``` block beside it is shown as code and is what runs."""
+    content = "First:\n~~~python\nprint('tilde')\n~~~\nThen:\n```python\nprint('backtick')\n```\n"
+    assert [b.code for b in extract_code_blocks(content)] == ["print('backtick')\n"]
+    body = message_body(content)
+    assert [p.code for p in body if isinstance(p, Syntax)] == ["print('backtick')"]
+    assert any(isinstance(p, Text) and "~~~python\nprint('tilde')\n~~~" in p.plain for p in body)
+    page = content_html(content)
+    assert page.count('<div class="code"') == 1 and "tilde" not in page.split('<div class="code"')[1]
+    assert "~~~python\nprint(&#x27;tilde&#x27;)\n~~~" in page
 
 
 # -- in a conversation ------------------------------------------------------------------------------------------

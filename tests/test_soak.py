@@ -14,10 +14,11 @@ import pytest
 
 from agents.bench.soak_check import check_run, check_runs, proc_stats, reaper_processes
 from agents.conversation import RunOptions, run_scenario
+from agents.run_folder import new_run_dir
 from agents.sandbox.docker_executor import LABEL
 from agents.sandbox.reaper import Reaper
 from agents.scenario import load_scenario
-from agents.transcript import JsonlRecorder, new_run_dir
+from agents.transcript import JsonlRecorder
 
 
 def finished_run(root, name="soak00"):

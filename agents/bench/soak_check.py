@@ -9,9 +9,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from agents.run_folder import EVENTS, TRANSCRIPT
 from agents.sandbox.docker_executor import LABEL, LABEL_WORKSPACE
 from agents.sandbox.reaper import WATCHDOG
-from agents.transcript import EVENTS, TRANSCRIPT
 
 
 def check_run(run: Path) -> list[str]:

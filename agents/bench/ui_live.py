@@ -23,7 +23,8 @@ from typing import Any
 
 from agents.bench.common import git_commit, machine, ms, process_tree
 from agents.paths import PROJECT_ROOT
-from agents.transcript import JsonlRecorder, new_run_dir
+from agents.run_folder import new_run_dir
+from agents.transcript import JsonlRecorder
 
 
 def free_port() -> int:

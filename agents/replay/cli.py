@@ -9,7 +9,8 @@ from rich.console import Console
 
 from agents.errors import BadInputError
 from agents.replay.find import resolve_run
-from agents.transcript import EVENTS, TRANSCRIPT, load_transcript
+from agents.run_folder import EVENTS, TRANSCRIPT
+from agents.transcript import load_transcript
 
 
 def load_run(target: Path) -> dict[str, Any]:

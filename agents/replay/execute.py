@@ -176,8 +176,8 @@ def replay_blocks(t: dict[str, Any], cfg: SandboxConfig, on_block: Any = None) -
 def _replay_attempt(t: dict[str, Any], cfg: SandboxConfig, blocks: list[RecordedBlock], scenario: Any,
                     on_block: Any) -> list[BlockReport]:
     from agents.checks import run_checks
+    from agents.run_folder import workspace_name
     from agents.sandbox import make_executor
-    from agents.transcript import workspace_name
 
     workspace = fresh_workspace(t)
     executor = make_executor(cfg, workspace, f"replay-{secrets.token_hex(3)}")

@@ -11,15 +11,10 @@ import re
 from pathlib import Path
 
 from agents.errors import BadInputError
-from agents.transcript import EVENTS, TRANSCRIPT
+from agents.run_folder import EVENTS, TRANSCRIPT, is_run
 
 NEWEST = re.compile(r"latest|-\d+")
 """`latest` or `-1` is the newest run, `-2` the one before it (as `llm logs -n 1`)."""
-
-
-def is_run(path: Path) -> bool:
-    """Whether a folder is one run's folder."""
-    return (path / EVENTS).is_file() or (path / TRANSCRIPT).is_file()
 
 
 def _started(run: Path) -> tuple[str, int]:

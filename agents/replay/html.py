@@ -12,11 +12,12 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from agents.changes import DIFF_FILE, changes_title, line_kinds, shown_diff
-from agents.codeblocks import FENCE
+from agents.changes import changes_title, line_kinds, shown_diff
+from agents.codeblocks import segments
 from agents.display import run_label
 from agents.replay.show import message_time, model_label, parse_time, sandbox_label, totals_label
 from agents.replay.timeline import attempt_label, candidate_label, candidates_label, rejected_label, timeline
+from agents.run_folder import DIFF_FILE
 
 CSS_FILE = Path(__file__).with_name("page.css")
 SIDE = {"assistant": "left", "task": "right", "human": "right", "execution": "right", "user_proxy": "right"}
@@ -45,16 +46,10 @@ def text_html(text: str) -> str:
 
 
 def content_html(content: str | None) -> str:
-    """Message text with its fenced blocks highlighted."""
+    """Message text with its fenced blocks highlighted (the blocks agents/codeblocks.py finds: `segments`)."""
     if not content:
         return '<div class="text empty">(empty)</div>'
-    parts, pos = [], 0
-    for m in FENCE.finditer(content):
-        parts.append(text_html(content[pos:m.start()]))
-        parts.append(code_html(m.group(2), m.group(1).strip().lower()))
-        pos = m.end()
-    parts.append(text_html(content[pos:]))
-    return "".join(parts)
+    return "".join(code_html(s.text, s.language) if s.fence else text_html(s.text) for s in segments(content))
 
 
 def execution_html(e: dict[str, Any]) -> str:

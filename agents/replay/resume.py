@@ -57,7 +57,7 @@ def workspace_files(run_dir: Path, warn: Any = None, attempt: int | None = None,
                     binaries: dict[str, bytes] | None = None) -> dict[str, str]:
     """Text files the parent run's kept attempt left in its workspace (not its block files), to seed the new run;
     binary files within the same caps go into `binaries` when it is given."""
-    from agents.transcript import workspace_name
+    from agents.run_folder import workspace_name
 
     root = Path(run_dir) / workspace_name(attempt or 1)
     files: dict[str, str] = {}
@@ -99,7 +99,7 @@ def seeded_files(recorded: dict[str, str], run_dir: Path, attempt: int, warn: An
     """The parent's kept workspace over the files it started with; one it deleted stays deleted. A `files_from:`
     folder is not read again: its text files are among the recorded ones (agents/scenario.py snapshot). Binary
     files of the workspace go into `binaries`."""
-    from agents.transcript import workspace_name
+    from agents.run_folder import workspace_name
 
     root = run_dir / workspace_name(attempt)
     if root.is_dir():

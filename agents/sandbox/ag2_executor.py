@@ -20,6 +20,7 @@ from autogen.coding.base import CodeBlock, CodeExecutor, CodeExtractor, CommandL
 from autogen.coding.markdown_code_extractor import MarkdownCodeExtractor
 
 from agents.codeblocks import CodeBlock as Block
+from agents.run_folder import container_name
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.docker_executor import DockerExecutor
 from agents.yamlio import validate
@@ -125,7 +126,7 @@ class SandboxCodeExecutor(CodeExecutor):
     @property
     def container_name(self) -> str | None:
         """Name of the running container, None when stopped."""
-        return f"codeduet-{self.run_id}" if self._sandbox is not None else None
+        return container_name(self.run_id) if self._sandbox is not None else None
 
     def _start(self) -> None:
         """Start the watchdog, then the container; register the interpreter-exit cleanup."""

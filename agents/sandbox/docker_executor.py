@@ -16,6 +16,7 @@ from typing import Any
 
 from agents.errors import DockerUnavailable
 from agents.protocols import ExecResult
+from agents.run_folder import container_name
 from agents.sandbox.archive import CopyReport, WorkspaceSync
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.filenames import place_block, ran_as, run_argv
@@ -135,7 +136,7 @@ class DockerExecutor:
             self.reaper = Reaper(f"{LABEL}={self.run_id}", self.reap_folder)
         labels = {LABEL: self.run_id, LABEL_PID: str(os.getpid()), LABEL_HOST: socket.gethostname(),
                   LABEL_WORKSPACE: str(self.workspace)}
-        name = f"codeduet-{self.run_id}"
+        name = container_name(self.run_id)
         self._creating = True  # Ctrl-C inside the next call may leave a container the daemon made without us
         try:
             self.container = self.client.containers.run(
@@ -167,7 +168,7 @@ class DockerExecutor:
                 pass
         if self._creating:  # interrupted while the daemon created it: remove it by name, and keep the reaper
             try:           # armed, which removes what the daemon finishes creating once this process exits
-                self.client.containers.get(f"codeduet-{self.run_id}").remove(force=True, v=True)
+                self.client.containers.get(container_name(self.run_id)).remove(force=True, v=True)
             except Exception:
                 pass
             return
@@ -202,7 +203,7 @@ class DockerExecutor:
     def describe(self) -> dict[str, Any]:
         """Kind, image, image id and limits, for the transcript."""
         return {"kind": "docker", "image": self.cfg.image, "image_id": self.image_id,
-                "container": f"codeduet-{self.run_id}", **self.cfg.model_dump(exclude={"kind", "image"})}
+                "container": container_name(self.run_id), **self.cfg.model_dump(exclude={"kind", "image"})}
 
     # -- execution ---------------------------------------------------------------------------
     def execute(self, code: str, language: str = "python") -> ExecResult:

@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import io
 import json
-import os
 import zipfile
 from pathlib import Path
 from typing import Any, AsyncIterator
@@ -28,13 +27,12 @@ from starlette.staticfiles import StaticFiles
 
 from agents.changes import diff_trees, workspace_files
 from agents.codeblocks import extract_code_blocks
-from agents.display import LIVE_FILE
 from agents.errors import CodeduetError
-from agents.hitl import ANSWER_FILE, PROMPT_FILE
 from agents.replay.html import changes_html, content_html, esc, header_html, page_css, timeline_html
 from agents.replay.resume import kept_attempt
+from agents.run_folder import EVENTS, LIVE_FILE, PROMPT_FILE, workspace_name, write_answer
 from agents.status import STATUSES as RUN_STATUSES
-from agents.transcript import EVENTS, load_transcript, workspace_name
+from agents.transcript import load_transcript
 from agents.ui.launch import Launcher
 from agents.ui.runs import SEGMENT, RunIndex, is_alive, run_path
 from agents.ui.security import CSRF_FIELD, check_csrf, csrf_token, guard
@@ -122,12 +120,8 @@ def create_app(root: Path, *, token: str | None = None, host: str = "127.0.0.1",
         n, choice = str(form.get("n") or ""), str(form.get("choice") or "")
         if not n.isdigit() or choice not in ("execute", "skip", "end", "reply"):
             return PlainTextResponse("bad answer", status_code=400)
-        try:  # the first answer wins: the file is created once
-            fd = os.open(run / ANSWER_FILE.format(n=n), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
+        if not write_answer(run, n, {"choice": choice, "text": str(form.get("text") or "")}):  # the first one wins
             return PlainTextResponse("already answered (in another tab?)", status_code=409)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({"choice": choice, "text": str(form.get("text") or "")}, fh)
         return RedirectResponse(f"/run/{run.parent.name}/{run.name}", status_code=303)
 
     async def stop(request: Request) -> Response:

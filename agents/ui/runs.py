@@ -14,7 +14,8 @@ from typing import Any
 from agents.errors import CodeduetError
 from agents.replay.find import find_runs
 from agents.replay.timeline import duration
-from agents.transcript import EVENTS, TRANSCRIPT, load_transcript
+from agents.run_folder import EVENTS, TRANSCRIPT, is_run
+from agents.transcript import load_transcript
 
 SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 """What a scenario name or a run id may look like in a URL; anything else never reaches the filesystem."""
@@ -27,7 +28,7 @@ def run_path(root: Path, scenario: str, run_id: str) -> Path | None:
         return None
     base = root.resolve()
     path = (base / scenario / run_id).resolve()
-    if path.parent.parent != base or not ((path / EVENTS).is_file() or (path / TRANSCRIPT).is_file()):
+    if path.parent.parent != base or not is_run(path):
         return None
     return path
 
