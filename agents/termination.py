@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Iterable
 
 from pydantic import Field
 
@@ -133,30 +133,33 @@ class CallablePredicate(PredicateKind):
         return lambda m, c: bool(fn(m, c))
 
 
+class Nested(PredicateKind):
+    """A predicate over sub-predicates: `combine` (any or all) of their answers."""
+
+    nests: ClassVar[bool] = True
+    combine: ClassVar[Callable[[Iterable[bool]], bool]]
+
+    def matcher(self) -> MessageFn:
+        """The sub-predicates' answers, combined."""
+        subs = [p.matcher() for p in getattr(self, next(iter(type(self).model_fields)))]
+        combine = type(self).combine
+        return lambda m, c: combine(s(m, c) for s in subs)
+
+
 @PREDICATES.register
-class AnyOf(PredicateKind):
+class AnyOf(Nested):
     """True when any sub-predicate holds."""
 
-    nests: ClassVar[bool] = True
+    combine: ClassVar[Callable[[Iterable[bool]], bool]] = any
     any: list["Predicate"] = Field(min_length=1)
-
-    def matcher(self) -> MessageFn:
-        """Any of the sub-predicates."""
-        subs = [p.matcher() for p in self.any]
-        return lambda m, c: any(s(m, c) for s in subs)
 
 
 @PREDICATES.register
-class AllOf(PredicateKind):
+class AllOf(Nested):
     """True when all sub-predicates hold."""
 
-    nests: ClassVar[bool] = True
+    combine: ClassVar[Callable[[Iterable[bool]], bool]] = all
     all: list["Predicate"] = Field(min_length=1)
-
-    def matcher(self) -> MessageFn:
-        """All of the sub-predicates."""
-        subs = [p.matcher() for p in self.all]
-        return lambda m, c: all(s(m, c) for s in subs)
 
 
 Predicate = PREDICATES.union()
