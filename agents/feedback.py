@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.checks import CheckResult
+from agents.codeblocks import SHELLS
 from agents.prompts import render
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import LOCALS_HEADER
@@ -212,8 +213,11 @@ def _report(outcome: Outcome, workspace: Path | None = None) -> str:
     files = render("files_changed", files=files_changed_text(outcome.files)) + "\n\n" if outcome.files else ""
     for path, names in outcome.redefined:  # the fix went into a throwaway script: say so, and how to save it
         files += render("unsaved_module", path=path, names=", ".join(f"{n}()" for n in names[:4])) + "\n\n"
-    subject, resend = (("file", render("resend_files")) if outcome.written else
-                       ("script", "the complete corrected script in one ```python block"))
+    subject, resend = ("script", "the complete corrected script in one ```python block")
+    if outcome.written:
+        subject, resend = "file", render("resend_files")
+    elif last.language in SHELLS:  # a shell block failed: asked again as shell, not as Python
+        subject, resend = "commands", f"the corrected commands in one ```{last.language} block"
     if outcome.checks:
         failed = [c for c in outcome.checks if not c.passed]
         if not failed:

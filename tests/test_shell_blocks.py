@@ -192,3 +192,11 @@ def test_a_run_recorded_before_shell_blocks_ran_still_pairs_its_executions():
             {"language": "python", "filename": "block01.py", "exit_code": 0, "output": "1\n"}]}}]}
     [block] = recorded_blocks(old)
     assert (block.code, block.language) == ("print(1)\n", "python")
+
+
+@pytest.mark.docker
+def test_a_failed_shell_block_is_asked_again_as_shell_not_as_python(sandbox_image, workspaces, scenario_file):
+    result, messages = run(scenario_file, [fence("sh", "ls /no/such/dir"), "TERMINATE"])
+    report = messages[2]["content"]
+    assert "exit code 2" in report and "the corrected commands in one ```sh block" in report
+    assert "```python" not in report
