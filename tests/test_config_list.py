@@ -171,3 +171,14 @@ def test_a_run_on_a_config_list_leaves_its_key_nowhere(server, sandbox_image, tm
     for file in files:
         text = file.read_text(encoding="utf-8", errors="replace")
         assert "sk-list" not in text and "***" not in text, file  # never written, so never scrubbed either
+
+
+def test_a_refused_entry_key_is_named_as_the_entry_not_as_openai_api_key(server, monkeypatch):  # noqa: F811
+    entries = [{"model": "served", "base_url": _url(server), "api_key": LIST_KEY}]
+    monkeypatch.setenv("CODEDUET_TEST_LIST_JSON", json.dumps(entries))
+    server.fail = 401
+    provider = build_provider("oai:CODEDUET_TEST_LIST_JSON?model=served")
+    with pytest.raises(ModelUnavailable) as err:
+        provider.chat([{"role": "user", "content": "hi"}])
+    assert "refused the api_key of $CODEDUET_TEST_LIST_JSON entry 1 (model served) (HTTP 401)" in str(err.value)
+    assert "OPENAI_API_KEY" not in str(err.value) and LIST_KEY not in str(err.value)

@@ -292,7 +292,8 @@ def test_a_server_gone_mid_reply_is_one_line_that_keeps_what_it_sent(server):
 
 
 @pytest.mark.parametrize("status, line, exit_code", [
-    (401, "model 'remote': {url} refused the key in CODEDUET_TEST_KEY (HTTP 401): check it in .env", EXIT_ENVIRONMENT),
+    (401, "model 'remote': {url} refused the key in CODEDUET_TEST_KEY (.env or the environment) (HTTP 401): "
+     "check it", EXIT_ENVIRONMENT),
     (404, "model 'remote': {url} has no model 'x' (HTTP 404): pull it on the server or fix the entry's model",
      EXIT_ENVIRONMENT),
     (500, "model 'remote': {url} answered HTTP 500: boom 500", EXIT_FAILED)])

@@ -194,6 +194,13 @@ class ConfigListProvider(OpenAIProvider):
             raise ModelUnavailable(f"{label} has no api_key and OPENAI_API_KEY is not set: add the key to the entry "
                                    "or put OPENAI_API_KEY in .env (or give the entry a base_url)") from None
 
+    def key_source(self) -> str:
+        """The entry's api_key, or OPENAI_API_KEY when the entry has none."""
+        self.config  # noqa: B018 (reads the list once)
+        if self.chosen and str(self.chosen.entry.get("api_key") or "").strip():
+            return f"the api_key of {self.chosen.label}"
+        return super().key_source()
+
     def describe(self) -> dict[str, Any]:
         """Where the list is, the filter and, once read, the entry in use; never the key."""
         out = {"name": self.name, "provider": "oai_config_list", "env_or_file": self.source.env_or_file,

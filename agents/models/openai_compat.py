@@ -162,6 +162,10 @@ class OpenAIProvider(InProcessProviderMixin):
         raise ModelUnavailable(f"model '{self.name}' needs {self.config.api_key_env}: put it in .env "
                                "(see configs/.env.example) or export it")
 
+    def key_source(self) -> str:
+        """Where the key sent came from, for an error line (never the key itself)."""
+        return f"the key in {self.config.api_key_env} (.env or the environment)"
+
     def check_ready(self, console: Any = None) -> None:
         """The API key is available (no network call)."""
         self._api_key()
@@ -207,8 +211,8 @@ class OpenAIProvider(InProcessProviderMixin):
             raise ModelUnavailable(f"model '{self.name}': cannot reach {self.where} ({exc}): start the server or "
                                    "fix base_url (configs/llm.yaml or the scenario's model:)") from None
         except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-            raise ModelUnavailable(f"model '{self.name}': {self.where} refused the key in {self.config.api_key_env} "
-                                   f"(HTTP {exc.status_code}): check it in .env") from None
+            raise ModelUnavailable(f"model '{self.name}': {self.where} refused {self.key_source()} "
+                                   f"(HTTP {exc.status_code}): check it") from None
         except openai.NotFoundError:
             raise ModelUnavailable(f"model '{self.name}': {self.where} has no model '{self.config.model}' "
                                    "(HTTP 404): pull it on the server or fix the entry's model") from None
