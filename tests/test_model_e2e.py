@@ -20,7 +20,9 @@ pytestmark = [pytest.mark.model, pytest.mark.docker, pytest.mark.slow]
 def test_primes_with_the_local_model(sandbox_image, workspaces):
     """What must hold whatever the model writes: the run ends, code ran in the sandbox, all is recorded."""
     scenario = load_scenario(ROOT / "scenarios" / "primes.yaml")
-    result = run_scenario(scenario, RunOptions(model="local"))
+    # every candidate generated, even when the first passes the checks: the batch is what this test looks at
+    strategy = scenario.strategy.model_copy(update={"candidates_early_stop": False})
+    result = run_scenario(scenario.model_copy(update={"strategy": strategy}), RunOptions(model="local"))
     data = load_transcript(result.run_dir)
     assert data["status"] in STATUSES and data["status"] != "error", data["reason"]
     assert data["model"]["provider"] == "llama_cpp"
