@@ -183,10 +183,14 @@ class ConfigListProvider(OpenAIProvider):
     def config(self, value: ConfigListConfig) -> None:
         self.source = value
 
+    def _entry_key(self) -> str:
+        """The chosen entry's api_key ('' when it has none); reads the list once."""
+        self.config  # noqa: B018 (reads the list once)
+        return str((self.chosen.entry if self.chosen else {}).get("api_key") or "").strip()
+
     def _api_key(self) -> str:
         """The entry's api_key; without one, OPENAI_API_KEY as openai's client would (none needed with base_url)."""
-        self.config  # noqa: B018 (reads the list once)
-        key = str((self.chosen.entry if self.chosen else {}).get("api_key") or "").strip()
+        key = self._entry_key()
         try:
             return key or super()._api_key()
         except ModelUnavailable:
@@ -196,8 +200,7 @@ class ConfigListProvider(OpenAIProvider):
 
     def key_source(self) -> str:
         """The entry's api_key, or OPENAI_API_KEY when the entry has none."""
-        self.config  # noqa: B018 (reads the list once)
-        if self.chosen and str(self.chosen.entry.get("api_key") or "").strip():
+        if self._entry_key() and self.chosen:
             return f"the api_key of {self.chosen.label}"
         return super().key_source()
 
