@@ -98,7 +98,8 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
                           checks_passed=last.checks_passed if last else 0, checks=len(scenario.checks),
                           ran_clean=bool(last and last.ran_clean),
                           summary=last.summary() if last else "no code was executed", stop_reason=policy.stop_reason,
-                          turns=proxy.turns, workspace=workspace_name(attempt))
+                          turns=proxy.turns, workspace=workspace_name(attempt),
+                          tests_passed=last.tests_passed if last else 0)
 
 
 def candidate_count(scenario: Scenario, provider: ModelProvider) -> int:

@@ -6,10 +6,12 @@ turn would be asked alone, the others sampled with their own seeds); the ones th
 repeat, a cut reply, prose) are set aside; each other one runs through the proxy's own code (agents/run_reply.py)
 in a fresh sandbox on a copy of the attempt's workspace, so nothing is shared between candidates; then:
 1. the one that passes the most checks wins (every check: the scenario is solved);
-2. then one whose last block ran clean (exit 0, or a command-line tool's usage line);
-3. then agreement: candidates whose runs printed the same output form a cluster, and the largest cluster wins
+2. then the one that passes the most tests of the pytest checks (two replies that fail the same check are told
+   apart by how much of it they get right);
+3. then one whose last block ran clean (exit 0, or a command-line tool's usage line);
+4. then agreement: candidates whose runs printed the same output form a cluster, and the largest cluster wins
    (what decides when there are no checks, or when several pass every visible check, as in HumanEval);
-4. then the earlier candidate (the first is the turn's own reply).
+5. then the earlier candidate (the first is the turn's own reply).
 The winner is the reply the conversation continues with: the proxy runs it again in the attempt's sandbox and the
 model sees that report. Every candidate is recorded as a `candidate` event (code, sampling, outcome, score).
 """
@@ -48,12 +50,14 @@ class Candidate:
     """Its workspace folder, relative to the run folder."""
     chosen: bool = False
 
-    def score(self) -> tuple[int, int, int, int]:
-        """(every check passed, checks passed, ran clean, agreement); higher is better."""
+    def score(self) -> tuple[int, int, int, int, int]:
+        """(every check passed, checks passed, tests the pytest checks passed, ran clean, agreement); higher is
+        better."""
         o = self.outcome
         if o is None or o.kind != "executed":
-            return (0, 0, 0, 0)
-        return (1 if o.checks and o.success else 0, o.checks_passed, 1 if o.ran_clean else 0, self.agree)
+            return (0, 0, 0, 0, 0)
+        return (1 if o.checks and o.success else 0, o.checks_passed, o.tests_passed, 1 if o.ran_clean else 0,
+                self.agree)
 
     def to_event(self) -> dict[str, Any]:
         """The `candidate` event's fields."""
@@ -65,7 +69,10 @@ class Candidate:
             event["rejected"] = self.rejected
         if self.outcome is not None:
             event["outcome"] = self.outcome.to_dict()
-            event["score"] = dict(zip(("solved", "checks_passed", "ran_clean", "agree"), self.score()))
+            event["score"] = dict(zip(("solved", "checks_passed", "tests_passed", "ran_clean", "agree"),
+                                      self.score()))
+            if self.outcome.tests:
+                event["score"]["tests"] = self.outcome.tests
         if self.workspace:
             event["workspace"] = self.workspace
         return event
@@ -105,7 +112,8 @@ def describe(c: Candidate, checks: int) -> str:
         return f"candidate {c.index}: not run (the time budget was spent)"
     if o.kind != "executed":
         return f"candidate {c.index}: nothing ran ({o.kind})"
-    passed = f"{o.checks_passed}/{checks} checks, " if checks else ""
+    tests = f" ({o.tests_passed}/{o.tests} tests)" if o.tests > 1 else ""
+    passed = f"{o.checks_passed}/{checks} checks{tests}, " if checks else ""
     last = o.results[-1].exit_code if o.results else None
     agree = f", same output as {c.agree - 1} other(s)" if c.agree > 1 else ""
     return f"candidate {c.index}: {passed}exit {last}{agree}" + (" (chosen)" if c.chosen else "")

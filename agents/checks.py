@@ -30,10 +30,19 @@ class CheckResult:
     name: str
     passed: bool
     detail: str = ""
+    tests_passed: int | None = None
+    """For a pytest check: how many of its tests passed (None for other kinds), so two replies that fail the same
+    check can still be told apart."""
+    tests: int | None = None
+    """For a pytest check: how many tests it ran."""
 
     def to_dict(self) -> dict[str, object]:
-        """Plain dict for transcripts."""
-        return asdict(self)
+        """Plain dict for transcripts (the test counts only where there are any)."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+Verdict = tuple[bool, str] | tuple[bool, str, int, int]
+"""What a check's `evaluate` returns: CheckResult's fields after its name."""
 
 
 class CheckKind(Strict):
@@ -44,8 +53,9 @@ class CheckKind(Strict):
         key, value = next(iter(self.model_dump().items()))
         return f"{key}: {value!r}"
 
-    def evaluate(self, last: ExecResult, executor: Executor, base_dir: Path) -> tuple[bool, str]:
-        """(passed, why not) for this execution; base_dir is the scenario's folder."""
+    def evaluate(self, last: ExecResult, executor: Executor, base_dir: Path) -> Verdict:
+        """(passed, why not) for this execution, and (tests passed, tests run) for a check that runs several tests;
+        base_dir is the scenario's folder."""
         raise NotImplementedError
 
 
@@ -118,15 +128,17 @@ class PytestCheck(CheckKind):
         of its own there."""
         return f"pytest (hidden tests): {PurePosixPath(self.pytest).name!r}"
 
-    def evaluate(self, last: ExecResult, executor: Executor, base_dir: Path) -> tuple[bool, str]:
-        """The tests pass in the sandbox (whatever the exit code)."""
+    def evaluate(self, last: ExecResult, executor: Executor, base_dir: Path) -> Verdict:
+        """Every test passes in the sandbox (whatever the exit code). All of them run (no `-x`): the report names
+        each failing test, and the count of passing ones ranks replies that fail the same check."""
         source = base_dir / self.pytest
         # fresh copy each time: the code under test cannot tamper with it, nor redirect it with a symlink
         write_new_file(executor.workspace, f"{CHECKS_DIR}/{source.name}", source.read_text(encoding="utf-8"))
-        result = executor.run_command(["python3", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+        result = executor.run_command(["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                        "--no-header", "-rN", f"{CHECKS_DIR}/{source.name}"])
         ok = result.exit_code == 0
-        return ok, "" if ok else _pytest_summary(result.output)
+        passed, total = pytest_counts(result.output)
+        return ok, "" if ok else pytest_summary(result.output, passed, total), passed, total
 
 
 Check = CHECKS.union()
@@ -149,11 +161,45 @@ def closest_line(output: str, expected: str) -> str:
     return f"; the closest output line is {best[:200]!r}"
 
 
-def _pytest_summary(output: str, limit: int = 1500) -> str:
-    lines = [ln for ln in output.splitlines() if ln.strip() and not set(ln.strip()) <= set("=_-.")]
-    # the test's own failing line (the first ">"), then the error lines; frames inside libraries say nothing useful
+_COUNT = re.compile(r"(\d+) (passed|failed|errors?)\b")
+_SECTION = re.compile(r"^_{3,} (.+?) _{3,}$")
+
+
+def pytest_counts(output: str) -> tuple[int, int]:
+    """(tests passed, tests run) from pytest's last line ("2 failed, 6 passed in 0.05s"); (0, 0) when it has none
+    (a crash or a time-out before pytest could count)."""
+    for line in reversed(output.splitlines()):
+        counts = {kind.rstrip("s"): int(n) for n, kind in _COUNT.findall(line)}
+        if counts and " in " in line:
+            return counts.get("passed", 0), sum(counts.values())
+    return 0, 0
+
+
+def _failure_lines(lines: list[str]) -> list[str]:
+    """What says why one test failed: its failing line (the first ">"), then the error lines; frames inside
+    libraries say nothing useful."""
+    lines = [ln for ln in lines if ln.strip() and not set(ln.strip()) <= set("=_-.")
+             and ln[1:].strip() not in ("", "Use -v to get more diff", "Use -v to get the full diff")]
     first = next((ln for ln in lines if ln.startswith(">")), None)
-    keep = [ln for ln in lines if ln is first or ln.startswith(("E ", "FAILED", "ERROR"))
+    return [ln for ln in lines if ln is first or ln.startswith(("E ", "FAILED", "ERROR"))
             or ("assert" in ln and not ln.startswith(">"))]
-    text = "\n".join(keep or lines[-15:])
-    return text[-limit:]
+
+
+def pytest_summary(output: str, passed: int = 0, total: int = 0, limit: int = 1500, shown: int = 3) -> str:
+    """A failed pytest check for the model: which tests failed (when it ran several), then why, for the first
+    `shown` of them."""
+    sections: list[tuple[str, list[str]]] = []
+    for line in output.splitlines():
+        if m := _SECTION.match(line.strip()):
+            sections.append((m.group(1), []))
+        elif sections:
+            sections[-1][1].append(line)
+    if not sections:  # nothing pytest could report per test (a crash, a time-out): its last lines
+        lines = [ln for ln in output.splitlines() if ln.strip() and not set(ln.strip()) <= set("=_-.")]
+        return "\n".join(_failure_lines(lines) or lines[-15:])[-limit:]
+    if len(sections) == 1 and total <= 1:  # one test (HumanEval's examples): why it failed
+        return "\n".join(_failure_lines(sections[0][1]))[:limit]
+    names = ", ".join(title for title, _ in sections)
+    head = f"{total - passed} of {total} tests failed: {names}" if total > 1 else f"Failed: {names}"
+    parts = [head] + [f"{title}:\n" + "\n".join(_failure_lines(body)) for title, body in sections[:shown]]
+    return "\n".join(parts)[:limit]

@@ -59,6 +59,16 @@ class Outcome:
         """How many acceptance checks passed."""
         return sum(1 for c in self.checks if c.passed)
 
+    @property
+    def tests_passed(self) -> int:
+        """How many tests the pytest checks passed, in all: it ranks replies that pass the same checks."""
+        return sum(c.tests_passed or 0 for c in self.checks)
+
+    @property
+    def tests(self) -> int:
+        """How many tests the pytest checks ran, in all."""
+        return sum(c.tests or 0 for c in self.checks)
+
     def summary(self) -> str:
         """One line on what happened: the checks' verdict (when there are checks) and what the last block did."""
         if self.kind != "executed" or not self.results:

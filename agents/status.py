@@ -59,6 +59,8 @@ class AttemptSummary:
     stop_reason: StopReason | None
     turns: int
     workspace: str
+    tests_passed: int = 0
+    """Tests the pytest checks passed in the last execution (ranks attempts that pass the same checks)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The plain dict, keys in this order."""
@@ -83,10 +85,10 @@ def final_status(last: Outcome | None, stop_reason: StopReason | None, limit: in
     return "failed", "the conversation ended after a failed execution or failed checks"
 
 
-def attempt_score(summary: AttemptSummary) -> tuple[int, int, int]:
-    """Orders attempts: success first, then most checks passed, then code that ran clean (a command-line tool that
-    printed its usage when run bare counts: it did not crash), then the earlier one."""
-    return (1 if summary.success else 0, summary.checks_passed, 1 if summary.ran_clean else 0)
+def attempt_score(summary: AttemptSummary) -> tuple[int, int, int, int]:
+    """Orders attempts: success first, then most checks passed, then most tests passed, then code that ran clean
+    (a command-line tool that printed its usage when run bare counts: it did not crash), then the earlier one."""
+    return (1 if summary.success else 0, summary.checks_passed, summary.tests_passed, 1 if summary.ran_clean else 0)
 
 
 def best_attempt(summaries: list[AttemptSummary]) -> AttemptSummary | None:

@@ -129,6 +129,43 @@ def test_a_person_steering_gets_one_reply_a_turn(loop_file, workspaces):
     assert not events(result.run_dir, "candidate")  # nothing runs that the person did not approve
 
 
+HIDDEN = """from sol import f
+
+
+def test_one():
+    assert f(1) == 1
+
+
+def test_two():
+    assert f(2) == 4
+
+
+def test_three():
+    assert f(3) == 9
+"""
+
+
+def test_among_candidates_that_fail_the_same_pytest_check_the_one_passing_most_of_its_tests_wins(
+        loop_file, workspaces, tmp_path):
+    (tmp_path / "test_hidden.py").write_text(HIDDEN)
+
+    def sol(body: str) -> str:
+        return py(f"# filename: sol.py\ndef f(x):\n    return {body}\n")
+
+    one, two, none = sol("x"), sol("x * x if x < 3 else 0"), sol("-1")  # 1, 2 and 0 of the 3 tests pass
+    path = loop_file([one, two, none, "TERMINATE"], checks=[{"pytest": "test_hidden.py"}],
+                     strategy={"candidates": 3}, user_proxy={"max_consecutive_auto_reply": 1})
+    result = run_scenario(load_scenario(path), RunOptions())
+    found = events(result.run_dir, "candidate")
+    assert [(c["score"]["checks_passed"], c["score"]["tests_passed"], c["score"]["tests"]) for c in found] == \
+        [(0, 1, 3), (0, 2, 3), (0, 0, 3)]
+    assert [c["chosen"] for c in found] == [False, True, False]  # same checks passed: the most tests wins
+    t = load_transcript(result.run_dir)
+    assert t["messages"][1]["content"] == two
+    report = t["messages"][2]["content"]  # every failing test is named, with why
+    assert "1 of 3 tests failed: test_three\ntest_three:\n" in report and "assert 0 == 9" in report
+
+
 def test_auto_means_one_candidate_for_the_scripted_model_and_four_for_the_embedded_one(loop_file, workspaces):
     path = loop_file([py("print(42)"), "TERMINATE"], checks=[{"stdout_contains": "42"}])
     result = run_scenario(load_scenario(path), RunOptions())

@@ -214,3 +214,25 @@ def test_replay_execute_reruns_the_checks_of_a_turn_whose_block_exited_2(tool_sc
     out = subprocess.run([sys.executable, str(ROOT / "run.py"), "replay", str(result.run_dir), "--execute"],
                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert out.returncode == 0 and "1 block(s): 1 match, 0 diverged" in out.stdout, out.stdout + out.stderr
+
+
+def test_a_failed_pytest_check_names_every_failing_test_and_counts_the_passing_ones(tmp_path):
+    from agents.checks import pytest_counts, pytest_summary
+
+    def pytest_output(source: str) -> str:  # real pytest, the same flags as the check
+        (tmp_path / "test_h.py").write_text(source)
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--no-header", "-rN",
+                               "test_h.py"], cwd=tmp_path, capture_output=True, text=True).stdout
+
+    out = pytest_output("def test_a():\n    assert 1 == 1\n\ndef test_b():\n    assert [1] == [2], 'b is wrong'\n\n"
+                        "def test_c():\n    raise ValueError('c broke')\n\ndef test_d():\n    pass\n")
+    assert pytest_counts(out) == (2, 4)
+    text = pytest_summary(out, 2, 4)
+    assert text.startswith("2 of 4 tests failed: test_b, test_c\ntest_b:\n>")
+    assert "AssertionError: b is wrong" in text and "test_c:\n" in text and "ValueError: c broke" in text
+    one = pytest_output("def test_only():\n    assert 2 + 2 == 5\n")  # one test (HumanEval's examples): why, alone
+    assert pytest_counts(one) == (0, 1) and pytest_summary(one, 0, 1).startswith(">       assert 2 + 2 == 5")
+    broken = pytest_output("import no_such_module\n\ndef test_x():\n    pass\n")
+    assert pytest_counts(broken) == (0, 1)
+    assert "No module named 'no_such_module'" in pytest_summary(broken, 0, 1)
+    assert pytest_counts("Killed") == (0, 0)

@@ -100,7 +100,8 @@ def candidate_label(event: dict[str, Any]) -> str:
         return f"{head}: not run"
     score = event.get("score") or {}
     checks = len(outcome.get("checks") or [])
-    parts = [f"{score.get('checks_passed', 0)}/{checks} checks passed"] if checks else []
+    tests = f" ({score.get('tests_passed', 0)}/{score['tests']} tests)" if (score.get("tests") or 0) > 1 else ""
+    parts = [f"{score.get('checks_passed', 0)}/{checks} checks passed{tests}"] if checks else []
     parts.append(outcome.get("summary") or outcome.get("kind", ""))
     if (score.get("agree") or 0) > 1:
         parts.append(f"same output as {score['agree'] - 1} other(s)")
