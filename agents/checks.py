@@ -179,7 +179,7 @@ def _failure_lines(lines: list[str]) -> list[str]:
     """What says why one test failed: its failing line (the first ">"), then the error lines; frames inside
     libraries say nothing useful."""
     lines = [ln for ln in lines if ln.strip() and not set(ln.strip()) <= set("=_-.")
-             and ln[1:].strip() not in ("", "Use -v to get more diff", "Use -v to get the full diff")]
+             and not ln[1:].strip().startswith("Use -v to get")]
     first = next((ln for ln in lines if ln.startswith(">")), None)
     return [ln for ln in lines if ln is first or ln.startswith(("E ", "FAILED", "ERROR"))
             or ("assert" in ln and not ln.startswith(">"))]
