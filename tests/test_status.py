@@ -8,10 +8,10 @@ from agents.protocols import ExecResult
 from agents.status import AttemptSummary, best_attempt, final_status, overall_status
 
 
-def summary(attempt: int, success: bool, checks_passed: int) -> AttemptSummary:
+def summary(attempt: int, success: bool, checks_passed: int, tests_passed: int = 0) -> AttemptSummary:
     return AttemptSummary(attempt=attempt, status="success" if success else "failed", reason="", success=success,
                           checks_passed=checks_passed, checks=2, ran_clean=True, summary="", stop_reason=None, turns=1,
-                          workspace="workspace")
+                          workspace="workspace", tests_passed=tests_passed)
 
 
 def test_best_attempt_is_the_first_success_else_most_checks_passed():
@@ -19,6 +19,8 @@ def test_best_attempt_is_the_first_success_else_most_checks_passed():
     assert best_attempt(a).attempt == 2
     assert best_attempt([*a, summary(4, True, 2)]).attempt == 4
     assert best_attempt([]) is None
+    tied = [summary(1, False, 1, tests_passed=3), summary(2, False, 1, tests_passed=7), summary(3, False, 0, 9)]
+    assert best_attempt(tied).attempt == 2  # the same checks passed: the most tests of the pytest checks
 
 
 def test_the_run_keeps_the_best_attempt_and_says_how_many_were_tried():
