@@ -132,12 +132,12 @@ class CandidateRunner:
     started: Callable[[str], None] | None = None
     """Told the name of each sandbox before it starts (tests and the display)."""
 
-    def __call__(self, turn: int, candidates: list[Candidate]) -> None:
+    def __call__(self, turn: int, candidates: list[Candidate], resample: int = 0) -> None:
         """Run every candidate not set aside, in order; fill in its outcome and workspace."""
         for c in candidates:
             if c.rejected or self.budget.spent():
                 continue
-            name = candidate_name(self.attempt, turn, c.index)
+            name = candidate_name(self.attempt, turn, c.index, resample)
             folder = self.run_dir / CANDIDATES_DIR / name
             shutil.copytree(self.workspace, folder, symlinks=True)
             executor = make_executor(self.scenario.sandbox, folder, f"{self.run_id}-{name}")

@@ -67,9 +67,10 @@ def sandbox_id(run_id: str, attempt: int) -> str:
     return run_id if attempt == 1 else f"{run_id}-a{attempt}"
 
 
-def candidate_name(attempt: int, turn: int, index: int) -> str:
-    """A candidate's name (`a1-t1-c2`): its folder under candidates/ and the tail of its sandbox's id."""
-    return f"a{attempt}-t{turn}-c{index}"
+def candidate_name(attempt: int, turn: int, index: int, resample: int = 0) -> str:
+    """A candidate's name (`a1-t1-c2`, `a1-t3-r1-c2` among a re-ask's): its folder under candidates/ and the tail
+    of its sandbox's id."""
+    return f"a{attempt}-t{turn}-" + (f"r{resample}-" if resample else "") + f"c{index}"
 
 
 def container_name(sandbox: str) -> str:

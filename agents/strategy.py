@@ -60,16 +60,17 @@ class SamplingPolicy:
         return Sampling(min(MAX_TEMPERATURE, start + cfg.resample_step * (resample - 1)), seed)
 
 
-    def candidate(self, turn: int, k: int) -> Sampling:
-        """Candidate k (0-based) of a turn: k=0 is sampled as the turn alone would be (greedy on the first turn of
-        the first attempt); the others at the attempt (first turn) or repair temperature, each with its own seed
-        (apart from every re-ask's)."""
-        first = self.sampling(turn, 0)
+    def candidate(self, turn: int, k: int, resample: int = 0) -> Sampling:
+        """Candidate k (0-based) of a turn or of its re-ask: k=0 is sampled as the call alone would be (greedy on
+        the first turn of the first attempt); the others at the attempt (first turn) or repair temperature, or at
+        the re-ask's own, each with its own seed (apart from every re-ask's)."""
+        first = self.sampling(turn, resample)
         if k == 0:
             return first
         cfg = self.config
-        temperature = (cfg.attempt_temperature if turn == 1 else cfg.repair_temperature) or 0.7
-        return Sampling(temperature, first.seed + 50 + k)
+        temperature = first.temperature if resample else \
+            (cfg.attempt_temperature if turn == 1 else cfg.repair_temperature) or 0.7
+        return Sampling(temperature, first.seed - resample + 50 + 10 * resample + k)
 
 
 def reask_messages(history: list[dict[str, Any]], reason: str, content: str, earlier: Seen | None,

@@ -74,7 +74,9 @@ class TurnPolicy:
     """The proxy's next answer is the conversation's last (the reply limit, or a stuck conversation)."""
     candidates: int = 1
     """Replies generated together for the first turn (strategy.candidates, `auto` resolved by the model)."""
-    run_candidates: Callable[[int, list[Candidate]], None] | None = None
+    reask_candidates: int = 1
+    """Replies generated together for a re-ask (strategy.reask_candidates, `auto` resolved to `candidates`)."""
+    run_candidates: Callable[[int, list[Candidate], int], None] | None = None
     """Runs a turn's candidates in their own sandboxes (agents/candidates.py CandidateRunner); None: no candidates."""
     prose_seen: set[str] = field(default_factory=set)
     """Replies without code answered so far (whitespace-normalised): the same again after a nudge is a loop."""
@@ -96,13 +98,13 @@ class TurnPolicy:
         resamples = self.strategy.max_resamples
         history = compact(history, self.strategy.repair_context)
         asked = history
-        n = self.candidates_for(turn)
         for resample in range(resamples + 1):
             sampling = self.sampling.sampling(turn, resample)
             params = provider.sampling_params(sampling.temperature, sampling.seed, self.strategy.top_p)
-            if resample == 0 and n > 1:
+            n = self.candidates_for(turn, resample)
+            if n > 1:
                 messages = ([{"role": "system", "content": system}] if system else []) + list(asked)
-                ok, text = True, self.best_candidate(turn, n, messages, provider, recorder, display)
+                ok, text = True, self.best_candidate(turn, n, messages, provider, recorder, display, resample)
             else:
                 ok, text = generate(asked, **params)
             content = text.get("content") if isinstance(text, dict) else text
@@ -111,7 +113,7 @@ class TurnPolicy:
             earlier = self.memory.find(content) if ok else None
             reason = self.reject_reason(content, earlier) if ok else None
             if reason is None or resample == resamples:
-                if not (resample == 0 and n > 1):  # a candidate's sampling is set by best_candidate
+                if n == 1:  # a candidate's sampling is set by best_candidate
                     self.sampling.last = {**sampling.to_dict(), "resample": resample}
                 return ok, text
             usage = provider.pop_usage()
@@ -131,20 +133,22 @@ class TurnPolicy:
             display.generation_started(name)
         return False, None  # not reached: the last resample always returns
 
-    def candidates_for(self, turn: int) -> int:
-        """How many candidates this turn is asked for: the first turn's count, or repair_candidates; 1 while a
-        person steers (they approve what runs) or when nothing can run them."""
+    def candidates_for(self, turn: int, resample: int = 0) -> int:
+        """How many candidates this turn (or its re-ask) is asked for: the first turn's count, repair_candidates,
+        or reask_candidates; 1 while a person steers (they approve what runs) or when nothing can run them."""
         if self.run_candidates is None or self.mode != "NEVER":
             return 1
+        if resample:
+            return self.reask_candidates
         return self.candidates if turn == 1 else self.strategy.repair_candidates
 
     def best_candidate(self, turn: int, n: int, messages: list[dict[str, Any]], provider: ModelProvider,
-                       recorder: Recorder, display: Display) -> str:
+                       recorder: Recorder, display: Display, resample: int = 0) -> str:
         """Ask for n replies, set aside those a single reply would be re-asked for, run the others each in its own
         sandbox, record every one, and return the best (agents/candidates.py); the provider's last usage becomes
         the winner's, so the message records it. With candidates_early_stop (and checks to judge by), candidate 1
         runs first and the others are generated only when it does not pass every check."""
-        samplings = [self.sampling.candidate(turn, k) for k in range(n)]
+        samplings = [self.sampling.candidate(turn, k, resample) for k in range(n)]
         params = [provider.sampling_params(s.temperature, s.seed, self.strategy.top_p) for s in samplings]
         stages = [0, 1, n] if self.strategy.candidates_early_stop and self.checks else [0, n]
         found: list[Candidate] = []
@@ -158,12 +162,12 @@ class TurnPolicy:
                 if c.usage is not None and "candidate" in c.usage.extra:
                     c.usage.extra.update(candidate=c.index, candidates=n)
             ran, more = sum(1 for c in batch if not c.rejected), stop - start
-            display.info(f"[dim]attempt {self.attempt} turn {turn}: " + (
+            display.info(f"[dim]attempt {self.attempt} turn {turn}{f' re-ask {resample}' if resample else ''}: " + (
                 f"candidate 1 of {n} runs first, in its own sandbox" if more < n and start == 0 else
                 (f"{n} candidates" if more == n else f"{more} more candidate{'s' if more > 1 else ''}")
                 + f"; running {ran} of them, each in its own sandbox") + "[/]")
             assert self.run_candidates is not None
-            self.run_candidates(turn, batch)
+            self.run_candidates(turn, batch, resample)
             found += batch
             if found[0].score()[0]:  # candidate 1 passed every check: no need for the others
                 if stop < n:
@@ -173,10 +177,11 @@ class TurnPolicy:
         best = choose(found)
         checks = self.checks
         for c in found:
-            recorder.event("candidate", attempt=self.attempt, turn=turn, candidates=n, **c.to_event())
+            recorder.event("candidate", attempt=self.attempt, turn=turn, candidates=n,
+                           **({"resample": resample} if resample else {}), **c.to_event())
             display.info(f"[dim]  {describe(c, checks)}[/]")
         provider.last_usage = best.usage  # type: ignore[attr-defined]
-        self.sampling.last = {**best.sampling, "resample": 0, "candidate": best.index, "candidates": n}
+        self.sampling.last = {**best.sampling, "resample": resample, "candidate": best.index, "candidates": n}
         return best.content
 
     def reject_reason(self, content: str, earlier: Any) -> RejectReason | None:

@@ -166,6 +166,34 @@ def test_among_candidates_that_fail_the_same_pytest_check_the_one_passing_most_o
     assert "1 of 3 tests failed: test_three\ntest_three:\n" in report and "assert 0 == 9" in report
 
 
+def test_a_reply_that_repeats_is_asked_again_as_several_candidates_and_the_best_one_goes_on(loop_file, workspaces):
+    import io
+
+    from rich.console import Console
+
+    from agents.replay.show import show_run
+
+    one, two, right = py("print(1)"), py("print(2)"), py("print(42)")
+    path = loop_file([one, one, one, two, right, "never asked"], checks=[{"stdout_contains": "42"}],
+                     strategy={"candidates": 1, "reask_candidates": 3})
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    t = load_transcript(result.run_dir)
+    (rejected,) = t["rejected_replies"]  # turn 2 repeated turn 1: the re-ask is three candidates
+    assert rejected["reason"] == "repeat" and rejected["turn"] == 2
+    found = events(result.run_dir, "candidate")
+    assert [(c["turn"], c["resample"], c["index"], c.get("rejected"), c["chosen"]) for c in found] == \
+        [(2, 1, 1, "repeat", False), (2, 1, 2, None, False), (2, 1, 3, None, True)]
+    assert t["messages"][3]["content"] == right and t["messages"][3]["sampling"]["resample"] == 1
+    assert len({c["sampling"]["seed"] for c in found}) == 3
+    assert sorted(p.name for p in (result.run_dir / "candidates").iterdir()) == ["a1-t2-r1-c2", "a1-t2-r1-c3"]
+    out = io.StringIO()
+    show_run(Console(file=out, width=200, no_color=True), t)
+    text = out.getvalue()
+    assert "3 candidates for attempt 1 turn 2 (re-ask 1): candidate 3 chosen (1 set aside)" in text
+    assert text.index("rejected repeat") < text.index("(re-ask 1)")  # in the order they happened
+
+
 def test_auto_means_one_candidate_for_the_scripted_model_and_four_for_the_embedded_one(loop_file, workspaces):
     path = loop_file([py("print(42)"), "TERMINATE"], checks=[{"stdout_contains": "42"}])
     result = run_scenario(load_scenario(path), RunOptions())

@@ -28,19 +28,28 @@ def timeline(t: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     candidates: dict[int, list[dict[str, Any]]] = {}
     for c in t.get("candidates") or []:
         candidates.setdefault(int(c.get("before_message", len(messages))), []).append(c)
+
+    def groups(items: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+        """A turn's candidates, and its re-ask's apart (after the rejected reply that caused the re-ask)."""
+        for resample in sorted({int(c.get("resample") or 0) for c in items}):
+            group = [c for c in items if int(c.get("resample") or 0) == resample]
+            yield "candidates", {"attempt": group[0].get("attempt"), "turn": group[0].get("turn"),
+                                 "resample": resample, "items": group}
+
     current = None
     for i, m in enumerate(messages):
         attempt = m.get("attempt") or 1
         if multi and attempt != current:
             current = attempt
             yield "attempt", summaries.get(attempt) or {"attempt": attempt}
-        if group := candidates.pop(m.get("index", i), []):
-            yield "candidates", {"attempt": group[0].get("attempt"), "turn": group[0].get("turn"), "items": group}
+        found = list(groups(candidates.pop(m.get("index", i), [])))
+        yield from (g for g in found if not g[1]["resample"])
         for r in rejected.pop(m.get("index", i), []):
             yield "rejected", r
+        yield from (g for g in found if g[1]["resample"])  # a re-ask's, after the reply it replaced
         yield "message", m
-    for group in candidates.values():  # candidates after the last message (a run cut short)
-        yield "candidates", {"attempt": group[0].get("attempt"), "turn": group[0].get("turn"), "items": group}
+    for items in candidates.values():  # candidates after the last message (a run cut short)
+        yield from groups(items)
     for rest in rejected.values():  # rejected after the last message (a run cut short)
         for r in rest:
             yield "rejected", r
@@ -81,7 +90,8 @@ def candidates_label(group: dict[str, Any]) -> str:
     planned = max([int(c.get("candidates") or 0) for c in items] + [len(items)])
     early = planned > len(items) and bool((items[0].get("score") or {}).get("solved"))
     count = f"{len(items)} of {planned}" if planned > len(items) else f"{len(items)}"
-    return (f"{count} candidates for attempt {group.get('attempt')} turn {group.get('turn')}: "
+    reask = f" (re-ask {group['resample']})" if group.get("resample") else ""
+    return (f"{count} candidates for attempt {group.get('attempt')} turn {group.get('turn')}{reask}: "
             + (f"candidate {chosen} chosen" if chosen is not None else "none chosen")
             + (f" ({aside} set aside)" if aside else "")
             + ("; the first passed every check, the others were not generated" if early else ""))
