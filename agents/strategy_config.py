@@ -46,11 +46,12 @@ class StrategyConfig(Strict):
     list). Only unattended runs (human_input_mode NEVER): a person approves what runs."""
     repair_candidates: int = Field(default=1, ge=1, le=16)
     """Replies generated together for each repair turn (1: one, as before)."""
-    reask_candidates: int | Literal["auto"] = "auto"
+    reask_candidates: int | Literal["auto"] = 1
     """Replies generated together when a turn is asked again (its reply repeated code that already ran, was cut
-    off, or held only prose), chosen among as the first turn's are. A model that repeats itself after feedback
-    tends to repeat under one re-sample too; several re-samples, each run, give the conversation a way on instead
-    of ending stuck. `auto`: the first turn's count (`candidates`); 1: one re-ask at a time, as before."""
+    off, or held only prose), chosen among as the first turn's are: several re-samples, each run, instead of one.
+    `auto`: the first turn's count (`candidates`). Default 1 (one re-ask at a time): measured with 4 under a 600 s
+    budget (docs/BENCHMARKS.md), the embedded model repeated itself in most of them too, and the time they took
+    cost fresh attempts."""
     candidates_early_stop: bool = True
     """The turn's own reply (candidate 1) runs first; when it passes every check, the other candidates are not
     generated (a first-turn success costs what it cost without candidates). false: all N are always generated, so
