@@ -162,7 +162,8 @@ def closest_line(output: str, expected: str) -> str:
 
 
 _COUNT = re.compile(r"(\d+) (passed|failed|errors?)\b")
-_SECTION = re.compile(r"^_{3,} (.+?) _{3,}$")
+_SECTION = re.compile(r"^_+ (.+?) _+$")
+"""A failure's header: `____ test_name ____` (a long name gets one `_` a side)."""
 
 
 def pytest_counts(output: str) -> tuple[int, int]:
@@ -198,8 +199,9 @@ def pytest_summary(output: str, passed: int = 0, total: int = 0, limit: int = 15
         lines = [ln for ln in output.splitlines() if ln.strip() and not set(ln.strip()) <= set("=_-.")]
         return "\n".join(_failure_lines(lines) or lines[-15:])[-limit:]
     if len(sections) == 1 and total <= 1:  # one test (HumanEval's examples): why it failed
-        return "\n".join(_failure_lines(sections[0][1]))[:limit]
-    names = ", ".join(title for title, _ in sections)
+        return "\n".join(_failure_lines(sections[0][1]))[-limit:]
+    titles = [title for title, _ in sections]
+    names = ", ".join(titles[:10]) + (f" and {len(titles) - 10} more" if len(titles) > 10 else "")
     head = f"{total - passed} of {total} tests failed: {names}" if total > 1 else f"Failed: {names}"
     parts = [head] + [f"{title}:\n" + "\n".join(_failure_lines(body)) for title, body in sections[:shown]]
     return "\n".join(parts)[:limit]

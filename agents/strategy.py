@@ -70,7 +70,7 @@ class SamplingPolicy:
         cfg = self.config
         temperature = first.temperature if resample else \
             (cfg.attempt_temperature if turn == 1 else cfg.repair_temperature) or 0.7
-        return Sampling(temperature, first.seed - resample + 50 + 10 * resample + k)
+        return Sampling(temperature, first.seed + 50 + k + 1_000_000 * resample)  # a re-ask's far from any call's
 
 
 def reask_messages(history: list[dict[str, Any]], reason: str, content: str, earlier: Seen | None,

@@ -194,6 +194,21 @@ def test_a_reply_that_repeats_is_asked_again_as_several_candidates_and_the_best_
     assert text.index("rejected repeat") < text.index("(re-ask 1)")  # in the order they happened
 
 
+def test_replay_shows_each_reask_and_its_candidates_in_the_order_they_happened(loop_file, workspaces):
+    from agents.replay.timeline import timeline
+
+    one, right = py("print(1)"), py("print(42)")
+    path = loop_file([one, one, one, one, right, "never asked"], checks=[{"stdout_contains": "42"}],
+                     strategy={"candidates": 1, "reask_candidates": 2, "max_resamples": 2})
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    order = [(kind, item.get("resample") or 0) for kind, item in timeline(load_transcript(result.run_dir))
+             if kind in ("candidates", "rejected")]
+    assert order == [("rejected", 0), ("candidates", 1), ("rejected", 1), ("candidates", 2)]
+    seeds = [c["sampling"]["seed"] for c in events(result.run_dir, "candidate")]
+    assert len(seeds) == len(set(seeds)) == 3  # re-ask 1's two and re-ask 2's first, each its own seed
+
+
 def test_auto_means_one_candidate_for_the_scripted_model_and_four_for_the_embedded_one(loop_file, workspaces):
     path = loop_file([py("print(42)"), "TERMINATE"], checks=[{"stdout_contains": "42"}])
     result = run_scenario(load_scenario(path), RunOptions())

@@ -236,3 +236,6 @@ def test_a_failed_pytest_check_names_every_failing_test_and_counts_the_passing_o
     assert pytest_counts(broken) == (0, 1)
     assert "No module named 'no_such_module'" in pytest_summary(broken, 0, 1)
     assert pytest_counts("Killed") == (0, 0)
+    long_name = "test_" + "a_very_long_name_" * 6  # pytest's header then has one `_` a side
+    out = pytest_output(f"def {long_name}():\n    assert 1 == 2\n\ndef test_short():\n    assert 3 == 4\n")
+    assert pytest_summary(out, 0, 2).startswith(f"2 of 2 tests failed: {long_name}, test_short\n")

@@ -29,12 +29,18 @@ def timeline(t: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     for c in t.get("candidates") or []:
         candidates.setdefault(int(c.get("before_message", len(messages))), []).append(c)
 
-    def groups(items: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
-        """A turn's candidates, and its re-ask's apart (after the rejected reply that caused the re-ask)."""
+    def before(index: int) -> Iterator[tuple[str, dict[str, Any]]]:
+        """What happened before message `index`, in order: per call (the turn, then each re-ask), its candidates,
+        then the reply rejected from it."""
+        items, turn = candidates.pop(index, []), []
         for resample in sorted({int(c.get("resample") or 0) for c in items}):
             group = [c for c in items if int(c.get("resample") or 0) == resample]
-            yield "candidates", {"attempt": group[0].get("attempt"), "turn": group[0].get("turn"),
-                                 "resample": resample, "items": group}
+            turn.append((resample, 0, "candidates", {"attempt": group[0].get("attempt"),
+                                                     "turn": group[0].get("turn"), "resample": resample,
+                                                     "items": group}))
+        turn += [(int(r.get("resample") or 0), 1, "rejected", r) for r in rejected.pop(index, [])]
+        for _, _, kind, item in sorted(turn, key=lambda x: x[:2]):
+            yield kind, item
 
     current = None
     for i, m in enumerate(messages):
@@ -42,17 +48,10 @@ def timeline(t: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
         if multi and attempt != current:
             current = attempt
             yield "attempt", summaries.get(attempt) or {"attempt": attempt}
-        found = list(groups(candidates.pop(m.get("index", i), [])))
-        yield from (g for g in found if not g[1]["resample"])
-        for r in rejected.pop(m.get("index", i), []):
-            yield "rejected", r
-        yield from (g for g in found if g[1]["resample"])  # a re-ask's, after the reply it replaced
+        yield from before(m.get("index", i))
         yield "message", m
-    for items in candidates.values():  # candidates after the last message (a run cut short)
-        yield from groups(items)
-    for rest in rejected.values():  # rejected after the last message (a run cut short)
-        for r in rest:
-            yield "rejected", r
+    for index in sorted(set(candidates) | set(rejected)):  # after the last message (a run cut short)
+        yield from before(index)
 
 
 def attempt_label(summary: dict[str, Any], chosen: Any = None) -> str:

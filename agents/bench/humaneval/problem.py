@@ -125,7 +125,8 @@ def run_mode(problem: dict[str, Any], examples: dict[str, Any], mode: str, max_a
         greedy_final = scoring.hidden(choose(greedy)) if greedy and len(result.attempts) > 1 else None
         greedy_none = not greedy and len(result.attempts) > 1  # attempt 1 wrote no code: it solved nothing
         single = None
-        batched_first = any((c.get("attempt"), c.get("turn")) == (1, 1) for c in transcript.get("candidates") or [])
+        batched_first = any((c.get("attempt"), c.get("turn"), c.get("resample")) == (1, 1, None)
+                            for c in transcript.get("candidates") or [])
         if with_single and mode == "loop" and not batched_first:  # (several candidates: the caller runs single)
             reply = _first_reply(messages, transcript)
             single = scoring.hidden(scoring.visible(Candidate.build("single", python_blocks([reply] if reply else []),
