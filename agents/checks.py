@@ -191,7 +191,7 @@ def pytest_summary(output: str, passed: int = 0, total: int = 0, limit: int = 15
     `shown` of them."""
     sections: list[tuple[str, list[str]]] = []
     for line in output.splitlines():
-        if m := _SECTION.match(line.strip()):
+        if (m := _SECTION.match(line.strip())) and m.group(1).strip("_ "):  # not `_ _ _` between two frames
             sections.append((m.group(1), []))
         elif sections:
             sections[-1][1].append(line)

@@ -236,6 +236,11 @@ def test_a_failed_pytest_check_names_every_failing_test_and_counts_the_passing_o
     assert pytest_counts(broken) == (0, 1)
     assert "No module named 'no_such_module'" in pytest_summary(broken, 0, 1)
     assert pytest_counts("Killed") == (0, 0)
+    frames = pytest_output("def helper():\n    raise KeyError('deep')\n\ndef test_a():\n    helper()\n\n"
+                           "def test_b():\n    assert 1 == 2\n")  # pytest puts `_ _ _` between test_a's two frames
+    assert "_ _ _" in frames
+    text = pytest_summary(frames, *pytest_counts(frames))
+    assert text.startswith("2 of 2 tests failed: test_a, test_b\ntest_a:\n") and "KeyError: 'deep'" in text
     long_name = "test_" + "a_very_long_name_" * 6  # pytest's header then has one `_` a side
     out = pytest_output(f"def {long_name}():\n    assert 1 == 2\n\ndef test_short():\n    assert 3 == 4\n")
     assert pytest_summary(out, 0, 2).startswith(f"2 of 2 tests failed: {long_name}, test_short\n")
