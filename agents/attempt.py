@@ -59,7 +59,7 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
     predicate = compile_predicate(scenario.termination)
     policy = TurnPolicy(scenario.strategy, attempt, setup.mode, setup.memory, lambda m: predicate(m, context),
                         setup.budget, checks=len(scenario.checks), candidates=candidate_count(scenario, setup.provider),
-                        reask_candidates=candidate_count(scenario, setup.provider, "reask_candidates"),
+                        reask_candidates=reask_candidate_count(scenario, setup.provider),
                         run_candidates=CandidateRunner(scenario, setup.run_dir, setup.run_id, attempt, workspace,
                                                        setup.budget))
     try:
@@ -103,13 +103,16 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
                           tests_passed=last.tests_passed if last else 0)
 
 
-def candidate_count(scenario: Scenario, provider: ModelProvider, key: str = "candidates") -> int:
-    """strategy.candidates (or reask_candidates), with `auto` resolved by the model (4 for the embedded one, else
-    1; a re-ask's `auto` is the first turn's count)."""
-    n = getattr(scenario.strategy, key)
-    if n == "auto":
-        return candidate_count(scenario, provider) if key != "candidates" else provider.default_candidates()
-    return int(n)
+def candidate_count(scenario: Scenario, provider: ModelProvider) -> int:
+    """strategy.candidates, with `auto` resolved by the model (4 for the embedded one, else 1)."""
+    n = scenario.strategy.candidates
+    return provider.default_candidates() if n == "auto" else int(n)
+
+
+def reask_candidate_count(scenario: Scenario, provider: ModelProvider) -> int:
+    """strategy.reask_candidates, with `auto` meaning the first turn's count."""
+    n = scenario.strategy.reask_candidates
+    return candidate_count(scenario, provider) if n == "auto" else int(n)
 
 
 def install_turns(assistant: Any, policy: TurnPolicy, provider: ModelProvider, recorder: Recorder,

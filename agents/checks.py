@@ -176,11 +176,16 @@ def pytest_counts(output: str) -> tuple[int, int]:
     return 0, 0
 
 
+def _text_lines(lines: list[str]) -> list[str]:
+    """pytest's lines without the blank ones, the rules (`=====`, `_____`) and its "Use -v" hints."""
+    return [ln for ln in lines if ln.strip() and not set(ln.strip()) <= set("=_-.")
+            and not ln[1:].strip().startswith("Use -v to get")]
+
+
 def _failure_lines(lines: list[str]) -> list[str]:
     """What says why one test failed: its failing line (the first ">"), then the error lines; frames inside
     libraries say nothing useful."""
-    lines = [ln for ln in lines if ln.strip() and not set(ln.strip()) <= set("=_-.")
-             and not ln[1:].strip().startswith("Use -v to get")]
+    lines = _text_lines(lines)
     first = next((ln for ln in lines if ln.startswith(">")), None)
     return [ln for ln in lines if ln is first or ln.startswith(("E ", "FAILED", "ERROR"))
             or ("assert" in ln and not ln.startswith(">"))]
@@ -196,7 +201,7 @@ def pytest_summary(output: str, passed: int = 0, total: int = 0, limit: int = 15
         elif sections:
             sections[-1][1].append(line)
     if not sections:  # nothing pytest could report per test (a crash, a time-out): its last lines
-        lines = [ln for ln in output.splitlines() if ln.strip() and not set(ln.strip()) <= set("=_-.")]
+        lines = _text_lines(output.splitlines())
         return "\n".join(_failure_lines(lines) or lines[-15:])[-limit:]
     if len(sections) == 1 and total <= 1:  # one test (HumanEval's examples): why it failed
         return "\n".join(_failure_lines(sections[0][1]))[-limit:]
