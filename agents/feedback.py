@@ -209,27 +209,30 @@ def not_run_text(languages: list[str]) -> str:
     return render("not_run", blocks=blocks)
 
 
-def execution_feedback(outcome: Outcome, workspace: Path | None = None) -> str:
-    """The reply for an executed turn, after a line naming any block that did not run (agents/prompts/not_run.md)."""
-    report = _report(outcome, workspace)
+def execution_feedback(outcome: Outcome, workspace: Path | None = None, files_task: bool = False) -> str:
+    """The reply for an executed turn, after a line naming any block that did not run (agents/prompts/not_run.md).
+    `files_task`: the task is about Python files (agents/briefing.py works_on_files), so failing checks judge them."""
+    report = _report(outcome, workspace, files_task)
     return f"{not_run_text(outcome.not_run)}\n\n{report}" if outcome.not_run else report
 
 
-def _report(outcome: Outcome, workspace: Path | None = None) -> str:
+def _report(outcome: Outcome, workspace: Path | None = None, files_task: bool = False) -> str:
     """The report on what ran. With checks: their verdict first (they decide success), then what the model's own
     run did (information), the files it changed, and (when a check failed) the current text of the files the reply
-    wrote, so the model sees whether its change landed. Without checks: what ran."""
+    wrote, so the model sees whether its change landed. Without checks: what ran. What it asks for next is what the
+    failure is in: the file a reply saved; in a task about files whose checks failed, the file too (a reply that
+    only ran the tests or a command is not what the checks judge); else the script, or the shell commands."""
     last = outcome.results[-1]
     files = render("files_changed", files=files_changed_text(outcome.files)) + "\n\n" if outcome.files else ""
     for path, names in outcome.redefined:  # the fix went into a throwaway script: say so, and how to save it
         files += render("unsaved_module", path=path, names=", ".join(f"{n}()" for n in names[:4])) + "\n\n"
+    failed = [c for c in outcome.checks if not c.passed]
     subject, resend = ("script", "the complete corrected script in one ```python block")
-    if outcome.written:
-        subject, resend = "file", render("resend_files")
+    if outcome.written or (files_task and failed):
+        subject, resend = ("file" if outcome.written else "code"), render("resend_files")
     elif last.language in SHELLS:  # a shell block failed: asked again as shell, not as Python
         subject, resend = "commands", f"the corrected commands in one ```{last.language} block"
     if outcome.checks:
-        failed = [c for c in outcome.checks if not c.passed]
         if not failed:
             return render("checks_passed", checks=_checks_text(outcome.checks), run=_your_run(outcome), files=files)
         now = current_text(workspace, outcome.written) if workspace is not None and outcome.written else ""

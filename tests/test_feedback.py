@@ -118,6 +118,29 @@ def test_the_checks_run_after_a_crash_and_the_report_says_which_part_decides(too
     assert "and 1 of 1 checks failed: pytest (hidden tests): 'test_tool.py'" in report["outcome"]["summary"]
 
 
+@pytest.mark.parametrize("kind", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+def test_in_a_task_about_files_failing_checks_ask_for_the_file_even_after_a_shell_run(tool_scenario, scenario_file,
+                                                                                      workspaces, kind):
+    """fix_median (2026-11-26): after a reply that only ran the tests in a sh block, the checks still failed on the
+    module, and the report asked for "the corrected commands in one ```sh block": the model then fixed commands,
+    never the file. In a task about files, failing checks judge the files, so the file is asked for."""
+    wrong = TOOL.replace("return len(text.split())", "return len(text.split(' '))")  # 'a b  c' counts 4
+    run_tests = "```sh\npython -m pytest -q test_count.py::test_double_space\n```"  # no such test file: exit 4
+    result = run_scenario(load_scenario(tool_scenario([reply(wrong), run_tests, "TERMINATE"], kind)), RunOptions())
+    report = messages(result)[4]
+    assert report["outcome"]["executions"][0]["language"] == "sh"
+    assert [c["passed"] for c in report["outcome"]["checks"]] == [False]
+    text = report["content"]
+    assert "corrected commands" not in text
+    assert ("which part of your code gives the wrong result, and what you will change there. Then send the whole "
+            "corrected file in a ```python block whose first line is `# filename: <its path>`") in text
+    # a task about no file: a failed shell block is still asked again as shell, checks or not
+    path = scenario_file(["```sh\nls /no/such/dir\n```", "TERMINATE"], checks=[{"stdout_contains": "42"}],
+                         sandbox={"kind": kind, "timeout": 20})
+    script_task = messages(run_scenario(load_scenario(path), RunOptions()))[2]["content"]
+    assert "Then send the corrected commands in one ```sh block." in script_task
+
+
 def test_when_every_check_passes_a_crash_of_the_models_own_script_does_not_undo_it(workspaces, loop_file):
     own_test = "open('result.txt', 'w').write('ok')\nassert 1 + 1 == 3, 'my own test is wrong'"
     result = run_scenario(load_scenario(loop_file([py(own_test), "never asked"],

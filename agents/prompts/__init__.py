@@ -7,8 +7,11 @@ from pathlib import Path
 from string import Template
 
 HERE = Path(__file__).parent
-PROMPT_VERSION = "v7"
+PROMPT_VERSION = "v8"
 """The prompts' version, recorded in every transcript.
+- v8: in a task about Python files, a report whose checks failed asks for the whole corrected file, also after a
+  reply that only ran the tests or a shell command (it asked for "the corrected commands"); the system prompts are
+  unchanged.
 - v7: shell blocks run; a report names the blocks that did not run (not_run) and the one for a reply with nothing
   to run says which blocks run here (unsupported); the system prompts are unchanged.
 - v6: with checks, every report gives their verdict first ("these decide success") and the model's own run as
