@@ -52,13 +52,15 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
     workspace = setup.run_dir / workspace_name(attempt)
     workspace.mkdir()
     write_files(workspace, scenario.starting_files())
-    setup.memory.begin(workspace)  # files this attempt's replies save are compared with this workspace
+    files_task = works_on_files(scenario.task, scenario.starting_files())
+    setup.memory.begin(workspace, files_task)  # files this attempt's replies save are compared with this workspace
     executor = make_executor(scenario.sandbox, workspace, sandbox_id(setup.run_id, attempt))
     executor.counter = last_block(history or [])  # a resumed conversation's blocks go on from its parent's numbers
     context = RunContext(sent_contents={message})  # the task (or follow-up) is never judged as a reply
     predicate = compile_predicate(scenario.termination)
     policy = TurnPolicy(scenario.strategy, attempt, setup.mode, setup.memory, lambda m: predicate(m, context),
                         setup.budget, checks=len(scenario.checks), candidates=candidate_count(scenario, setup.provider),
+                        replies=setup.limit,
                         reask_candidates=reask_candidate_count(scenario, setup.provider),
                         run_candidates=CandidateRunner(scenario, setup.run_dir, setup.run_id, attempt, workspace,
                                                        setup.budget))
@@ -72,8 +74,7 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
                              and not extract_code_blocks(m.get("content")))
         with quiet_ag2():
             assistant = AssistantAgent(scenario.assistant.name, llm_config=setup.provider.llm_config(),
-                                       system_message=scenario.assistant.system_text or system_message(
-                                           works_on_files(scenario.task, scenario.starting_files())),
+                                       system_message=scenario.assistant.system_text or system_message(files_task),
                                        is_termination_msg=policy.assistant_ends,
                                        max_consecutive_auto_reply=setup.limit + ASSISTANT_LIMIT_HEADROOM,
                                        human_input_mode="NEVER")

@@ -49,6 +49,8 @@ class Candidate:
     workspace: str | None = None
     """Its workspace folder, relative to the run folder."""
     chosen: bool = False
+    deferred: int | None = None
+    """Set on candidate 1 when it only sent the given files back unchanged: the turn the others were asked at."""
 
     def score(self) -> tuple[int, int, int, int, int]:
         """(every check passed, checks passed, tests the pytest checks passed, ran clean, agreement); higher is
@@ -75,6 +77,8 @@ class Candidate:
                 event["score"]["tests"] = self.outcome.tests
         if self.workspace:
             event["workspace"] = self.workspace
+        if self.deferred:
+            event["deferred"] = self.deferred
         return event
 
 

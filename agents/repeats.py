@@ -94,13 +94,16 @@ class RepeatMemory:
     """The current attempt's workspace: a file block is compared with the file there."""
     saved: dict[str, str] = field(default_factory=dict)
     """Normalized content of the files this attempt's replies saved, by path."""
+    files_task: bool = False
+    """The task is about Python files (agents/briefing.py works_on_files): a repeat is asked for the whole corrected
+    file, whatever the repeating reply held (a repeated run of the tests is not where the fix goes)."""
     last: str = ""
     """What the attempt's last execution did ('' before its first: the starting files were never run nor checked,
     so sending one back unchanged runs, and its checks show the model what fails)."""
 
-    def begin(self, workspace: Path) -> None:
+    def begin(self, workspace: Path, files_task: bool = False) -> None:
         """A fresh attempt starts in `workspace`: the files saved so far belong to the one before."""
-        self.workspace, self.saved, self.last = workspace, {}, ""
+        self.workspace, self.saved, self.last, self.files_task = workspace, {}, "", files_task
 
     def _parts(self, content: str | None) -> tuple[dict[str, str], list[str]] | None:
         """(files the reply saves -> normalized content, its scripts), or None when it holds nothing to act on."""
@@ -135,14 +138,24 @@ class RepeatMemory:
         files, scripts = parts
         earlier = self.seen.get(self._key(files, scripts))
         if earlier is not None:
-            return replace(earlier, files=bool(files))
-        if not files or scripts or self.workspace is None or not self.last:
+            return replace(earlier, files=bool(files) or self.files_task)
+        if scripts or not self.last or not self._echoes(files):
             return None
-        if all(self._current(path) == text for path, text in files.items()):
-            names = ", ".join(sorted(files))
-            return Seen(0, 0, self.last, note=f"{names} already {'holds' if len(files) == 1 else 'hold'} exactly "
-                                                  "this content, so nothing would change")
-        return None
+        names = ", ".join(sorted(files))
+        return Seen(0, 0, self.last, note=f"{names} already {'holds' if len(files) == 1 else 'hold'} exactly "
+                                              "this content, so nothing would change")
+
+    def echoes(self, content: str | None) -> list[str]:
+        """The files the reply saves when each already holds exactly that content in the workspace (the model sent
+        them back unchanged: its scripts, if any, only run what was there), else []."""
+        parts = self._parts(content)
+        return self._echoes(parts[0]) if parts is not None else []
+
+    def _echoes(self, files: dict[str, str]) -> list[str]:
+        """echoes() of a reply's saved files (path -> normalized content)."""
+        if not files or self.workspace is None:
+            return []
+        return sorted(files) if all(self._current(path) == text for path, text in files.items()) else []
 
     def _current(self, path: str) -> str | None:
         """The normalized content of a workspace file now (None: missing or unreadable)."""

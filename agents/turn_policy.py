@@ -74,6 +74,12 @@ class TurnPolicy:
     """The proxy's next answer is the conversation's last (the reply limit, or a stuck conversation)."""
     candidates: int = 1
     """Replies generated together for the first turn (strategy.candidates, `auto` resolved by the model)."""
+    replies: int | None = None
+    """The proxy's reply limit (max_consecutive_auto_reply): with 0, turn 1 is the last, so nothing is deferred."""
+    candidate_turn: int = 1
+    """The turn those candidates are for: the first, or the second when the first turn's own reply only sent the
+    given files back unchanged (an echo: the others, asked with the same prompt, mostly echo too; asked after the
+    echo's report, they see what the checks say of the given code)."""
     reask_candidates: int = 1
     """Replies generated together for a re-ask (strategy.reask_candidates, `auto` resolved to `candidates`)."""
     run_candidates: Callable[[int, list[Candidate], int], None] | None = None
@@ -140,7 +146,9 @@ class TurnPolicy:
             return 1
         if resample:
             return self.reask_candidates
-        return self.candidates if turn == 1 else self.strategy.repair_candidates
+        if turn == self.candidate_turn:
+            return self.candidates if turn == 1 else max(self.candidates, self.strategy.repair_candidates)
+        return self.strategy.repair_candidates
 
     def best_candidate(self, turn: int, n: int, messages: list[dict[str, Any]], provider: ModelProvider,
                        recorder: Recorder, display: Display, resample: int = 0) -> str:
@@ -173,6 +181,10 @@ class TurnPolicy:
                 if stop < n:
                     display.info(f"[dim]  candidate 1 passed every check; the other {n - stop} are not generated[/]")
                 break
+            if stop < n and (echoed := self.defer_candidates(turn, resample, found[0])):
+                display.info(f"[dim]  candidate 1 sent {', '.join(echoed)} back unchanged; turn {turn + 1} gets the "
+                             f"candidates instead, after its report[/]")
+                break
         count_agreement(found)
         best = choose(found)
         checks = self.checks
@@ -183,6 +195,19 @@ class TurnPolicy:
         provider.last_usage = best.usage  # type: ignore[attr-defined]
         self.sampling.last = {**best.sampling, "resample": resample, "candidate": best.index, "candidates": n}
         return best.content
+
+    def defer_candidates(self, turn: int, resample: int, first: Candidate) -> list[str]:
+        """The files candidate 1 echoed when the first turn's candidates move to the next turn, else []: its own
+        reply ran (it failed a check) and only sent the given files back unchanged, which the 1.5B model does in
+        about half its first replies to a task about fixing a file, sampled or not (docs/BENCHMARKS.md); once, and
+        only when a turn 2 can follow (the reply limit allows one, the time budget is not spent)."""
+        if turn != 1 or self.candidate_turn != 1 or resample or first.outcome is None or self.replies == 0 \
+                or self.budget.spent():
+            return []
+        echoed = self.memory.echoes(first.content)
+        if echoed:
+            self.candidate_turn = first.deferred = turn + 1
+        return echoed
 
     def reject_reason(self, content: str, earlier: Any) -> RejectReason | None:
         """Why a reply must be asked again instead of answered, or None."""

@@ -166,6 +166,74 @@ def test_among_candidates_that_fail_the_same_pytest_check_the_one_passing_most_o
     assert "1 of 3 tests failed: test_three\ntest_three:\n" in report and "assert 0 == 9" in report
 
 
+def test_a_first_reply_that_sends_the_given_file_back_unchanged_moves_the_candidates_to_the_next_turn(
+        loop_file, workspaces, tmp_path):
+    """The 1.5B model sends the given files back unchanged in about half its first replies to a fix-this-file task
+    (fix_median: 2 of 4 candidates, logsum_level_option: 4 of 4). Candidates asked with that same prompt mostly
+    echo too, so after an echo they are asked at turn 2, where the report says what the checks found."""
+    import io
+
+    from rich.console import Console
+
+    from agents.replay.html import render_html
+    from agents.replay.show import show_run
+
+    (tmp_path / "test_hidden.py").write_text("from sol import f\n\n\ndef test_f():\n    assert f(4) == 16\n")
+    given = "def f(x):\n    return x + x\n"
+
+    def sol(body: str) -> str:
+        return py(f"# filename: sol.py\ndef f(x):\n    return {body}\n")
+
+    echo, wrong, right = sol("x + x"), sol("x * 3"), sol("x * x")
+    path = loop_file([echo, wrong, right, "never asked"], files={"sol.py": given},
+                     task="Fix f() in sol.py: f(x) must be x squared.", checks=[{"pytest": "test_hidden.py"}],
+                     strategy={"candidates": 2})
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    found = events(result.run_dir, "candidate")
+    assert [(c["turn"], c["index"], c.get("deferred"), c["chosen"]) for c in found] == [
+        (1, 1, 2, True), (2, 1, None, False), (2, 2, None, True)]
+    t = load_transcript(result.run_dir)
+    assert [m["role"] for m in t["messages"]] == ["task", "assistant", "execution", "assistant", "execution"]
+    assert t["messages"][1]["content"] == echo and t["messages"][3]["content"] == right
+    assert "assert 8 == 16" in t["messages"][2]["content"]  # turn 2 is asked with what the checks say of the given f
+    out = io.StringIO()
+    show_run(Console(file=out, width=220, no_color=True), t)
+    label = ("1 of 2 candidates for attempt 1 turn 1: candidate 1 chosen; the first sent the given files back "
+             "unchanged, so turn 2 got the candidates instead, after its report")
+    assert label in out.getvalue() and label in render_html(t)
+    assert found[1]["sampling"]["temperature"] == 0.7  # turn 2's own reply is a repair turn's: sampled
+    # with the reply limit at 0 there is no turn 2: the candidates stay on turn 1
+    path = loop_file([echo, right, "never asked"], name="limit0", files={"sol.py": given},
+                     task="Fix f() in sol.py: f(x) must be x squared.", checks=[{"pytest": "test_hidden.py"}],
+                     strategy={"candidates": 2}, user_proxy={"max_consecutive_auto_reply": 0})
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    assert [(c["turn"], c["index"], c.get("deferred")) for c in events(result.run_dir, "candidate")] == [
+        (1, 1, None), (1, 2, None)]
+
+
+def test_an_echo_is_a_reply_that_saves_files_each_already_holding_that_content(tmp_path):
+    from agents.repeats import RepeatMemory
+
+    (tmp_path / "sol.py").write_text('"""Doc."""\ndef f(x):\n    return x + x\n')
+    memory = RepeatMemory()
+    memory.begin(tmp_path)
+    same = "```python\n# filename: sol.py\n# a comment and no docstring\ndef f(x):\n    return x+x\n```"
+    assert memory.echoes(same) == ["sol.py"]
+    assert memory.echoes(same + "\n```sh\npython -m pytest -q\n```") == ["sol.py"]  # it only runs what was there
+    assert memory.echoes(same.replace("x+x", "x*x")) == []
+    assert memory.echoes(same + "\n```python\n# filename: new.py\nprint(1)\n```") == []  # a new file changes
+    assert memory.echoes(py("print(1)")) == [] and memory.echoes("no code") == []
+    assert memory.find(same) is None  # nothing ran yet: the given files were never checked, so it runs
+    run_tests = "```sh\npython -m pytest -q\n```"  # in a task about files, a repeated test run is asked for the file
+    for files_task, asked in ((False, "the complete new script in one ```python block"),
+                              (True, "the whole corrected file in a ```python block whose first line is `# filename:")):
+        memory.begin(tmp_path, files_task)
+        memory.remember(run_tests, 1, 2, "it ran, but 1 of 1 checks failed")
+        assert asked in memory.find(run_tests).feedback(reask=True)
+
+
 def test_a_reply_that_repeats_is_asked_again_as_several_candidates_and_the_best_one_goes_on(loop_file, workspaces):
     import io
 
