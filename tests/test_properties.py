@@ -256,6 +256,17 @@ def test_a_damaged_event_log_is_read_back_up_to_the_damage_with_a_warning(case):
         render_html(t)
 
 
+def test_a_time_damaged_into_one_without_its_offset_still_shows():
+    """Found by the test above (2026-11-26): a message time left without its UTC offset by the damage, beside the
+    run's start with one, made `replay` and the page fail (naive minus aware datetime)."""
+    from agents.replay.show import message_time, parse_time
+
+    started = parse_time("2026-11-26T08:00:00.000+00:00")
+    assert message_time({"time": "2026-11-26T08:00:01.500"}, started) == "08:00:01 +1.5s"
+    assert message_time({"time": "2026-11-26T08:00:02.000+00:00"}, parse_time("2026-11-26T08:00:00")) == \
+        "08:00:02 +2.0s"
+
+
 def _parses(line: bytes) -> bool:
     try:
         return isinstance(json.loads(line.decode("utf-8", errors="replace")), dict)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from rich.console import Console
@@ -24,9 +24,11 @@ STATUS_STYLE = {"success": "bold green", "failed": "bold red", "max_replies": "b
 def parse_time(value: str | None) -> datetime | None:
     """An ISO timestamp from a transcript, or None."""
     try:
-        return datetime.fromisoformat(value) if value else None
+        when = datetime.fromisoformat(value) if value else None
     except ValueError:
         return None
+    # a damaged line may carry a time without its offset: read it as UTC, as codeduet writes them, so it compares
+    return when.replace(tzinfo=timezone.utc) if when is not None and when.tzinfo is None else when
 
 
 def message_time(message: dict[str, Any], started: datetime | None) -> str | None:
