@@ -9,7 +9,6 @@ from typing import Any
 from autogen import AssistantAgent
 
 from agents.ag2_adapter import install_assistant_reply, quiet_ag2, record_sent_messages, seed_history
-from agents.briefing import works_on_files
 from agents.budget import BudgetSpent, TimeBudget
 from agents.candidates import CandidateRunner
 from agents.codeblocks import extract_code_blocks
@@ -52,7 +51,7 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
     workspace = setup.run_dir / workspace_name(attempt)
     workspace.mkdir()
     write_files(workspace, scenario.starting_files())
-    files_task = works_on_files(scenario.task, scenario.starting_files())
+    files_task = scenario.about_files()
     setup.memory.begin(workspace, files_task)  # files this attempt's replies save are compared with this workspace
     executor = make_executor(scenario.sandbox, workspace, sandbox_id(setup.run_id, attempt))
     executor.counter = last_block(history or [])  # a resumed conversation's blocks go on from its parent's numbers

@@ -9,7 +9,6 @@ from __future__ import annotations
 from contextlib import nullcontext
 from typing import Callable
 
-from agents.briefing import works_on_files
 from agents.budget import TimeBudget
 from agents.checks import run_checks
 from agents.cli_usage import is_usage_exit
@@ -65,5 +64,5 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
     outcome.redefined = redefined_modules(workspace, ran, set(outcome.written))
     if scenario.checks and not all(r.refused for r in outcome.results):  # they judge, whatever the exit code
         outcome.checks = run_checks(scenario, executor, outcome.results[-1])
-    outcome.feedback = execution_feedback(outcome, workspace, works_on_files(scenario.task, scenario.starting_files()))
+    outcome.feedback = execution_feedback(outcome, workspace, scenario.about_files())
     return outcome

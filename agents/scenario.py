@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import ConfigDict, Discriminator, Field, PrivateAttr, Tag, field_validator, model_validator
 
+from agents.briefing import works_on_files
 from agents.checks import CHECKS, Check, PytestCheck
 from agents.config import Strict
 from agents.errors import ScenarioError
@@ -134,6 +135,11 @@ class Scenario(Strict):
     def base_dir(self) -> Path:
         """Folder that relative paths (pytest checks) resolve against."""
         return self.path.parent if self.path else Path.cwd()
+
+    def about_files(self) -> bool:
+        """Whether the task is about Python files (agents/briefing.py works_on_files): the system prompt teaches
+        `# filename:`, and failing checks and repeats ask for the whole corrected file."""
+        return works_on_files(self.task, self.starting_files())
 
     def starting_files(self) -> dict[str, bytes]:
         """What every attempt's workspace starts with: the `files_from:` tree, then `files:` over it."""

@@ -201,8 +201,7 @@ class TurnPolicy:
         reply ran (it failed a check) and only sent the given files back unchanged, which the 1.5B model does in
         about half its first replies to a task about fixing a file, sampled or not (docs/BENCHMARKS.md); once, and
         only when a turn 2 can follow (the reply limit allows one, the time budget is not spent)."""
-        if turn != 1 or self.candidate_turn != 1 or resample or first.outcome is None or self.replies == 0 \
-                or self.budget.spent():
+        if turn != 1 or resample or first.outcome is None or self.replies == 0 or self.budget.spent():
             return []
         echoed = self.memory.echoes(first.content)
         if echoed:

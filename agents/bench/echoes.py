@@ -24,10 +24,10 @@ from agents.bench.scenarios_eval import select_scenarios
 
 def first_messages(scenario: Any) -> list[dict[str, str]]:
     """The system prompt and the first user message of attempt 1, as the loop builds them."""
-    from agents.briefing import briefed_task, works_on_files
+    from agents.briefing import briefed_task
     from agents.prompts import system_message
 
-    system = scenario.assistant.system_text or system_message(works_on_files(scenario.task, scenario.starting_files()))
+    system = scenario.assistant.system_text or system_message(scenario.about_files())
     task = briefed_task(scenario.task, scenario.text_files(), scenario.strategy.file_preview)
     return [{"role": "system", "content": system}, {"role": "user", "content": task}]
 
