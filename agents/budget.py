@@ -49,7 +49,7 @@ class TimeBudget:
         def on_token(text: str) -> None:
             if self.spent():
                 raise BudgetSpent(self.seconds or 0, where())
-            if sink is not None:
+            if sink is not None and text:  # an empty piece is a heartbeat, with nothing to show
                 sink(text)
 
         return on_token

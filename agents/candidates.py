@@ -51,6 +51,8 @@ class Candidate:
     chosen: bool = False
     deferred: int | None = None
     """Set on candidate 1 when it only sent the given files back unchanged: the turn the others were asked at."""
+    budget_spent: bool = False
+    """Set on candidate 1 when the run's time budget ran out while the others were generated (none of them ran)."""
 
     def score(self) -> tuple[int, int, int, int, int]:
         """(every check passed, checks passed, tests the pytest checks passed, ran clean, agreement); higher is
@@ -79,6 +81,8 @@ class Candidate:
             event["workspace"] = self.workspace
         if self.deferred:
             event["deferred"] = self.deferred
+        if self.budget_spent:
+            event["budget_spent"] = True
         return event
 
 

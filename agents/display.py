@@ -231,6 +231,8 @@ class ConsoleDisplay(FileDisplay):
 
     def on_token(self, text: str) -> None:
         """Show the reply as it streams (last lines only)."""
+        if not text:  # a heartbeat (agents/protocols.py TokenSink)
+            return
         super().on_token(text)
         self.buffer += text
         if self.live is not None:

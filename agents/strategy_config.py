@@ -45,7 +45,8 @@ class StrategyConfig(Strict):
     (decoded in one batch), 1 with any other (each candidate is a paid request; the scripted model replays its
     list). Only unattended runs (human_input_mode NEVER): a person approves what runs."""
     repair_candidates: int = Field(default=1, ge=1, le=16)
-    """Replies generated together for each repair turn (1: one, as before)."""
+    """Replies generated together for each repair turn (1: one, as before). Measured with 4 on five near-miss
+    scenarios (docs/BENCHMARKS.md, machine O): no new success, each repair turn about three times as long."""
     reask_candidates: int | Literal["auto"] = 1
     """Replies generated together when a turn is asked again (its reply repeated code that already ran, was cut
     off, or held only prose), chosen among as the first turn's are: several re-samples, each run, instead of one.

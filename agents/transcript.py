@@ -240,7 +240,8 @@ EVENT: Shape = {
     "format": str, "run_id": str, "run_dir": str, "scenario": dict, "started_at": str, "ended_at": str,
     "warnings": list, "index": int, "attempt": int, "turn": int, "role": str, "content": str, "sender": str,
     "recipient": str, "time": str, "status": str, "reason": str, "success": bool, "summary": str,
-    "before_message": int, "follow_up": str, "chosen": bool, "deferred": int, "chosen_attempt": int,
+    "before_message": int, "follow_up": str, "chosen": bool, "deferred": int, "budget_spent": bool,
+    "chosen_attempt": int,
     "changed_files": [dict], "totals": dict, "usage": USAGE, "outcome": OUTCOME,
     "code_blocks": [{"language": str, "code": str}]}
 """What the readers (totals, show, html, the UI) expect of the keys they use; null is allowed for each. A line

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from agents.budget import TimeBudget
+from agents.budget import BudgetSpent, TimeBudget
 from agents.candidates import Candidate, choose, count_agreement, describe
 from agents.codeblocks import classify_reply, extract_code_blocks
 from agents.feedback import Outcome
@@ -161,8 +161,18 @@ class TurnPolicy:
         stages = [0, 1, n] if self.strategy.candidates_early_stop and self.checks else [0, n]
         found: list[Candidate] = []
         for start, stop in zip(stages, stages[1:]):
-            quiet = {"on_token": lambda _text: None} if start else {}  # only the turn's own reply streams
-            replies = provider.complete_many(messages, params[start:stop], **quiet)
+            # only the turn's own reply streams; the others still stop when the time budget is spent
+            where = f"while generating candidates {start + 1}-{stop} of turn {turn} of attempt {self.attempt}"
+            quiet = {"on_token": self.budget.guard(lambda _text: None, lambda where=where: where)} if start else {}
+            try:
+                replies = provider.complete_many(messages, params[start:stop], **quiet)
+            except BudgetSpent:
+                if not found:
+                    raise
+                found[0].budget_spent = True
+                display.info(f"[dim]  the time budget ran out while candidates {start + 1}-{stop} were generated; "
+                             f"going on with the {len(found)} that ran[/]")
+                break
             batch = [Candidate(k + 1, text, samplings[k].to_dict(), usage)
                      for k, (text, usage) in zip(range(start, stop), replies)]
             for c in batch:

@@ -65,3 +65,27 @@ def test_max_seconds_must_be_positive(loop_file, tmp_path):
     path = loop_file([py("print(1)")], name="bad", strategy={"max_seconds": 0})
     proc = run_cli("run", str(path), "--workspace", str(tmp_path / "ws"))
     assert proc.returncode == 2 and "strategy.max_seconds" in proc.stderr and len(proc.stderr.splitlines()) == 1
+
+
+def test_candidates_still_to_generate_when_the_budget_runs_out_are_dropped_and_the_first_goes_on(loop_file, tmp_path):
+    """Candidate 1 runs first and fails a check; the budget runs out while the others are generated (they stream
+    to no screen, yet they stop): the turn goes on with candidate 1, its run is kept, and the run ends before
+    turn 2 instead of decoding candidates past the budget."""
+    wrong, right = py("print(6 * 7 + 1)"), py("print(6 * 7)")
+    path = loop_file([wrong, right, right, right], name="late", checks=[{"stdout_contains": "42"}],
+                     strategy={"candidates": 4, "max_seconds": 5},
+                     model={"provider": "scripted", "replies": [wrong, right, right, right], "delay_s": 3})
+    proc = run_cli("run", str(path), "--workspace", str(tmp_path / "ws"), "--json", timeout=100)
+    data = summary_of(proc)
+    assert proc.returncode == 1 and data["status"] == "timeout", proc.stderr
+    assert data["reason"].startswith("the time budget of 5 s ran out before turn 2 of attempt 1"), data["reason"]
+    run_dir = Path(data["run_dir"])
+    found = [e for e in map(json.loads, (run_dir / "events.jsonl").read_text().splitlines())
+             if e.get("type") == "candidate"]
+    assert [(c["index"], c["chosen"], c.get("budget_spent")) for c in found] == [(1, True, True)]
+    t = load_transcript(run_dir)
+    assert [m["role"] for m in t["messages"]] == ["task", "assistant", "execution"]
+    assert t["messages"][1]["content"] == wrong and "43" in t["messages"][2]["content"]
+    shown = run_cli("replay", str(run_dir))
+    assert "1 of 4 candidates for attempt 1 turn 1: candidate 1 chosen; the time budget ran out before the others " \
+           "were generated" in " ".join(shown.stdout.split()), shown.stdout

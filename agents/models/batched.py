@@ -169,7 +169,9 @@ class BatchedDecoder:
                  should_stop: Callable[[str, bool], Loop | bool | None] | None = None,
                  stop_at_eog: bool = True) -> tuple[list[SeqResult], int]:
         """One reply per sampling to the prompt `tokens`, decoded together; the first sequence's text streams to
-        on_token. should_stop(text, line_ended) says when a sequence loops (a Loop, or True for a short-piece loop).
+        on_token, which gets an empty piece (a heartbeat) at every step after the first sequence ended, so a sink
+        that raises (a time budget's guard) stops the whole batch. should_stop(text, line_ended) says when a
+        sequence loops (a Loop, or True for a short-piece loop).
         stop_at_eog=False decodes every sequence to max_tokens (the throughput benchmark's fixed work).
         Returns the replies and how many prompt tokens were reused from the cache."""
         if not 1 <= len(samplings) <= self.n_seq:
@@ -185,6 +187,8 @@ class BatchedDecoder:
         try:
             index = {i: self.last_index for i in range(n)}  # every sequence samples from the prompt's last logits
             for step in range(budget):
+                if on_token is not None and step and seqs[0].finish is not None:
+                    on_token("")  # a heartbeat: the streamed reply ended, the others still decode
                 live = [i for i in range(n) if seqs[i].finish is None]
                 for i in live:
                     self._step(seqs[i], index[i], started, on_token if i == 0 else None, should_stop, stop_at_eog)

@@ -262,7 +262,14 @@ def _decode_together(model: LoadedModel, messages: list[dict[str, Any]], samplin
         budget = max(1, min(max_tokens, n_ctx - len(tokens) - 1))
         decoder = batched_decoder(model, len(seqs), budget)
         reply = StreamedReply(on_token)
-        results, reused = decoder.generate(tokens, seqs, budget, on_token=reply.add, should_stop=loop_check)
+
+        def stream(piece: str) -> None:
+            if piece:
+                reply.add(piece)
+            elif on_token is not None:
+                on_token(piece)  # a heartbeat: a budget guard may stop the batch here
+
+        results, reused = decoder.generate(tokens, seqs, budget, on_token=stream, should_stop=loop_check)
     out = []
     for i, (res, s) in enumerate(zip(results, seqs), start=first):
         text, loop_note = stopped_reply(res.text, res.loop)

@@ -89,6 +89,7 @@ def candidates_label(group: dict[str, Any]) -> str:
     planned = max([int(c.get("candidates") or 0) for c in items] + [len(items)])
     early = planned > len(items) and bool((items[0].get("score") or {}).get("solved"))
     deferred = items[0].get("deferred") if items else None
+    cut = planned > len(items) and bool(items and items[0].get("budget_spent"))
     count = f"{len(items)} of {planned}" if planned > len(items) else f"{len(items)}"
     reask = f" (re-ask {group['resample']})" if group.get("resample") else ""
     return (f"{count} candidates for attempt {group.get('attempt')} turn {group.get('turn')}{reask}: "
@@ -96,7 +97,8 @@ def candidates_label(group: dict[str, Any]) -> str:
             + (f" ({aside} set aside)" if aside else "")
             + ("; the first passed every check, the others were not generated" if early else "")
             + (f"; the first sent the given files back unchanged, so turn {deferred} got the candidates instead, "
-               "after its report" if deferred else ""))
+               "after its report" if deferred else "")
+            + ("; the time budget ran out before the others were generated" if cut else ""))
 
 
 def candidate_label(event: dict[str, Any]) -> str:
