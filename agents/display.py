@@ -174,7 +174,7 @@ class FileDisplay(NullDisplay):
                 pass
 
     def on_token(self, text: str) -> None:
-        if self.path is not None:
+        if text and self.path is not None:  # an empty piece is a heartbeat (agents/protocols.py TokenSink)
             try:
                 with open(self.path, "a", encoding="utf-8") as fh:
                     fh.write(text)

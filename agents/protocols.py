@@ -10,9 +10,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 TokenSink = Callable[[str], None]
-"""Takes each streamed piece of a reply. An empty piece is a heartbeat (a decode step of a batch whose streamed
-reply already ended): nothing to show, but a budget guard may stop the generation there."""
-"""Receives generated text as it streams (one token or chunk at a time)."""
+"""Receives generated text as it streams (one token or chunk at a time). An empty piece is a heartbeat (a decode
+step of a batch whose streamed reply already ended): nothing to show, but a budget guard may stop the generation
+there."""
 
 
 @dataclass
