@@ -103,11 +103,12 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
     display.run_started(scenario, provider.describe(), run_dir)
     status, reason, error, interrupted = "error", "the run did not finish", None, False
     summaries: list[AttemptSummary] = []
-    budget = scenario.strategy.attempts
+    budget = scenario.strategy.attempt_limit()
     if mode != "NEVER" or opts.history:
         # a person steers (they decide when to stop), or a resumed conversation goes on with its follow-up:
         # a fresh attempt would silently drop either, so there is exactly one conversation
         budget = 1
+    until_budget = budget > 1 and scenario.strategy.attempts_until_budget()
     task = briefed_task(scenario.task, scenario.text_files(), scenario.strategy.file_preview)
     try:
         for attempt in range(1, budget + 1):
@@ -116,7 +117,8 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
             if attempt == 1:
                 message, history = opts.first_message or task, opts.history
             else:
-                display.info(f"[bold]attempt {attempt}/{budget}[/]: a fresh conversation "
+                of = f"{attempt}, {setup.budget.remaining() or 0:.0f} s left" if until_budget else f"{attempt}/{budget}"
+                display.info(f"[bold]attempt {of}[/]: a fresh conversation "
                              f"(attempt {attempt - 1}: {summaries[-1].summary})")
                 message, history = attempt_message(task, attempt, summaries, scenario.strategy), None
             summary = run_attempt(setup, attempt, message, history)
@@ -124,7 +126,7 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
             recorder.event("attempt", **summary.to_dict())
             if summary.success or summary.stop_reason in ("human_exit", "timeout"):
                 break
-        status, reason = overall_status(summaries, budget, setup.budget)
+        status, reason = overall_status(summaries, budget, setup.budget, until_budget)
     except KeyboardInterrupt:
         status, reason, interrupted = "interrupted", "stopped by Ctrl-C / SIGTERM", True
     except CodeduetError as exc:

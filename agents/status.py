@@ -98,25 +98,27 @@ def best_attempt(summaries: list[AttemptSummary]) -> AttemptSummary | None:
     return max(summaries, key=lambda s: (attempt_score(s), -s.attempt))
 
 
-def overall_status(summaries: list[AttemptSummary], budget: int, time_budget: TimeBudget | None = None
-                   ) -> tuple[Status, str]:
+def overall_status(summaries: list[AttemptSummary], budget: int, time_budget: TimeBudget | None = None,
+                   until_budget: bool = False) -> tuple[Status, str]:
     """The run's status: the first successful attempt's; else `timeout` when the time budget ended the run (saying
-    how far it got); else the best attempt's, saying how many were tried."""
+    how far it got); else the best attempt's, saying how many were tried. `until_budget`: attempts went on until
+    the time budget was spent (`attempts: auto`), so `budget` is only their cap and is not named."""
     best = best_attempt(summaries)
     if best is None:
         return "failed", "no attempt ran"
     last = summaries[-1]
     timed_out = last.stop_reason == "timeout" or (not best.success and time_budget is not None
                                                   and time_budget.spent() and len(summaries) < budget)
+    ran = f"{len(summaries)}" if until_budget else f"{len(summaries)} of {budget}"
     if timed_out and not best.success:
         where = last.reason if last.stop_reason == "timeout" else \
             f"the time budget of {time_budget.seconds:g} s ran out before attempt {len(summaries) + 1}"
-        return "timeout", (f"{where}; {len(summaries)} of {budget} attempt(s) ran, "
+        return "timeout", (f"{where}; {ran} attempt(s) ran, "
                            f"{sum(s.turns for s in summaries)} turn(s); kept attempt {best.attempt} "
                            f"({best.checks_passed}/{best.checks} checks passed: {best.summary})")
     if len(summaries) == 1 and budget == 1:
         return best.status, best.reason
     if best.success:
-        return "success", f"attempt {best.attempt} of {budget}: {best.reason}"
-    return best.status, (f"no attempt succeeded ({len(summaries)} of {budget} tried); kept attempt "
+        return "success", f"attempt {best.attempt}{'' if until_budget else f' of {budget}'}: {best.reason}"
+    return best.status, (f"no attempt succeeded ({ran} tried); kept attempt "
                          f"{best.attempt} ({best.checks_passed}/{best.checks} checks passed): {best.reason}")

@@ -95,10 +95,16 @@ def compact(history: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
     return [history[0], *history[-2:]]
 
 
+SUMMARY_LINES = 3
+"""Earlier attempts named in a fresh attempt's first message: the latest ones (a run with a time budget may have
+many attempts, and a long list of old failures costs prompt time and buries the task)."""
+
+
 def attempt_message(task: str, attempt: int, history: list[AttemptSummary], config: StrategyConfig) -> str:
-    """The first message of a fresh attempt: the task, plus one line per earlier attempt on what failed."""
+    """The first message of a fresh attempt: the task, plus one line on what failed in each of the latest earlier
+    attempts."""
     if attempt == 1 or not config.summary or not history:
         return task
-    lines = "\n".join(f"- attempt {h.attempt}: {h.summary}" for h in history)
+    lines = "\n".join(f"- attempt {h.attempt}: {h.summary}" for h in history[-SUMMARY_LINES:])
     return render("attempt_task", task=task.rstrip(), failures=lines)
 

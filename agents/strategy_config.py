@@ -8,12 +8,19 @@ from pydantic import Field, field_validator
 
 from agents.config import Strict
 
+DEFAULT_ATTEMPTS = 3
+"""`attempts: auto` without a time budget."""
+MAX_ATTEMPTS = 50
+
 
 class StrategyConfig(Strict):
     """How the loop spends its budget: sampled repair turns, rejected repeats and fresh attempts."""
 
-    attempts: int = Field(default=3, ge=1, le=50)
-    """Fresh conversations at most; the run ends at the first whose execution passes every check."""
+    attempts: int | Literal["auto"] = "auto"
+    """Fresh conversations at most (1 to 50); the run ends at the first whose execution passes every check. `auto`:
+    3, or, when the run has a time budget (`max_seconds`), as many as the budget leaves time to start (at most
+    50): with the embedded model most successes come from the first turn of an attempt (its candidates), not from
+    its repair turns, so time a run was given is spent on fresh attempts instead of ending early."""
     repair_temperature: float = Field(default=0.7, ge=0, le=2)
     """Sampling temperature of repair turns (0: greedy). The first turn of the first attempt is always greedy."""
     attempt_temperature: float = Field(default=0.7, ge=0, le=2)
@@ -64,6 +71,23 @@ class StrategyConfig(Strict):
         if v == "auto" or (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 16):
             return v
         raise ValueError(f"{v!r} is not a number of candidates: use a count from 1 to 16, or auto")
+
+    @field_validator("attempts", mode="before")
+    @classmethod
+    def _attempts_or_auto(cls, v: Any) -> Any:
+        if v == "auto" or (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_ATTEMPTS):
+            return v
+        raise ValueError(f"{v!r} is not a number of attempts: use a count from 1 to {MAX_ATTEMPTS}, or auto")
+
+    def attempt_limit(self) -> int:
+        """How many fresh attempts a run may start (`auto` resolved: 3, or up to 50 while a time budget lasts)."""
+        if self.attempts != "auto":
+            return int(self.attempts)
+        return MAX_ATTEMPTS if self.max_seconds is not None else DEFAULT_ATTEMPTS
+
+    def attempts_until_budget(self) -> bool:
+        """True when fresh attempts go on until the time budget is spent (`attempts: auto` with max_seconds)."""
+        return self.attempts == "auto" and self.max_seconds is not None
     file_preview: int = Field(default=30, ge=0, le=10_000)
     """Lines of each `files:` entry shown under the task in every attempt's first message (0: none), so the model
     sees the data it must handle instead of guessing its format (at most 4,000 characters in all)."""

@@ -89,3 +89,38 @@ def test_candidates_still_to_generate_when_the_budget_runs_out_are_dropped_and_t
     shown = run_cli("replay", str(run_dir))
     assert "1 of 4 candidates for attempt 1 turn 1: candidate 1 chosen; the time budget ran out before the others " \
            "were generated" in " ".join(shown.stdout.split()), shown.stdout
+
+
+def _attempt_run(loop_file, tmp_path, name: str, strategy: dict) -> tuple[dict, dict]:
+    """Four different wrong scripts, then the right one; one reply per attempt, so each attempt is one script."""
+    wrong, right = [py(f"print(6 * 7 + {k})") for k in range(1, 5)], py("print(6 * 7)")
+    path = loop_file([*wrong, right], name=name, checks=[{"stdout_contains": "42"}],
+                     user_proxy={"max_consecutive_auto_reply": 0}, strategy=strategy)
+    proc = run_cli("run", str(path), "--workspace", str(tmp_path / name), "--json", timeout=200)
+    data = summary_of(proc)
+    return data, load_transcript(Path(data["run_dir"]))
+
+
+def test_attempts_auto_goes_on_with_fresh_attempts_while_the_time_budget_lasts(loop_file, tmp_path):
+    """`attempts: auto` with max_seconds: a fourth and fifth attempt start because time is left (without a budget
+    the run stops after three: the next test); the fifth attempt's task names only the three latest failures."""
+    data, t = _attempt_run(loop_file, tmp_path, "until", {"attempts": "auto", "max_seconds": 300})
+    assert data["status"] == "success", data
+    assert data["reason"].startswith("attempt 5: ") and " of " not in data["reason"].split(":")[0], data["reason"]
+    assert [a["attempt"] for a in t["attempts"]] == [1, 2, 3, 4, 5] and t["attempts"][-1]["success"]
+    fifth = [m for m in t["messages"] if m["role"] == "task" and m.get("attempt") == 5][0]["content"]
+    assert "- attempt 2:" in fifth and "- attempt 4:" in fifth and "- attempt 1:" not in fifth, fifth
+
+
+def test_attempts_auto_without_a_time_budget_is_three(loop_file, tmp_path):
+    data, t = _attempt_run(loop_file, tmp_path, "three", {"attempts": "auto"})
+    assert data["status"] == "max_replies" and "(3 of 3 tried)" in data["reason"], data["reason"]
+    assert len(t["attempts"]) == 3
+
+
+def test_attempts_must_be_a_count_or_auto(loop_file, tmp_path):
+    for bad in (0, "many", 51):
+        path = loop_file([py("print(1)")], name="bad", strategy={"attempts": bad})
+        proc = run_cli("run", str(path), "--workspace", str(tmp_path / "ws"))
+        assert proc.returncode == 2 and "strategy.attempts" in proc.stderr and len(proc.stderr.splitlines()) == 1, \
+            proc.stderr
