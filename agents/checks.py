@@ -36,10 +36,18 @@ class CheckResult:
     tests: int | None = None
     """For a pytest check: how many tests it ran."""
 
+    @property
+    def judged(self) -> bool:
+        """False for an output check that failed only because the block crashed (its output was not looked at)."""
+        return self.passed or not self.detail.startswith(NOT_JUDGED)
+
     def to_dict(self) -> dict[str, object]:
         """Plain dict for transcripts (the test counts only where there are any)."""
         return {k: v for k, v in asdict(self).items() if v is not None}
 
+
+NOT_JUDGED = "not judged: the last block failed"
+"""How an output check's detail starts when the block crashed (CheckResult.judged)."""
 
 Verdict = tuple[bool, str] | tuple[bool, str, int, int]
 """What a check's `evaluate` returns: CheckResult's fields after its name."""
@@ -67,13 +75,17 @@ class OutputCheck(CheckKind):
         """The output judged by `judge`, unless the block failed."""
         if last.exit_code != 0 and not last.usage:
             # a crash's output holds its traceback (the failing line, its variables): it is not the program's output
-            return False, (f"the last block failed (exit code {last.exit_code}), so its output is not judged: the "
-                           "output must come from a run that exits 0")
+            return False, not_judged(last.exit_code)
         return self.judge(last.output)
 
     def judge(self, output: str) -> tuple[bool, str]:
         """(passed, why not) for this output."""
         raise NotImplementedError
+
+
+def not_judged(exit_code: int) -> str:
+    """Why an output check failed when the block crashed."""
+    return f"{NOT_JUDGED} (exit code {exit_code}), and the output must come from a run that exits 0"
 
 
 @CHECKS.register

@@ -79,8 +79,8 @@ class Outcome:
             return run
         if not failed:
             return "it ran and every check passed" if self.ran_clean else f"every check passed ({run})"
-        detail = first_line(failed[0].detail)
-        verdict = (f"{len(failed)} of {len(self.checks)} checks failed: {'; '.join(c.name for c in failed)}"
+        detail = first_line(next((c for c in failed if c.judged), failed[0]).detail)
+        verdict = (f"{len(failed)} of {len(self.checks)} checks failed: {_failed_names(failed)}"
                    + (f" ({detail})" if detail else ""))
         return f"it ran, but {verdict}" if self.ran_clean else f"{run}, and {verdict}"
 
@@ -160,8 +160,22 @@ def shorten_traceback(output: str, keep_before: int = 15) -> str:
 
 
 def _checks_text(checks: list[CheckResult]) -> str:
-    return "\n".join(f"- {'PASSED' if c.passed else 'FAILED'} {c.name}" + (f"\n  {c.detail}" if c.detail else "")
-                     for c in checks)
+    """One line per check (and why it failed), with the output checks a crash left unjudged said once: listed one by
+    one, thirteen identical lines came before the traceback that says what to fix."""
+    unjudged = [c for c in checks if not c.judged]
+    grouped = len(unjudged) > 1
+    lines = [f"- {'PASSED' if c.passed else 'FAILED'} {c.name}" + (f"\n  {c.detail}" if c.detail else "")
+             for c in checks if c.judged or not grouped]
+    if grouped:
+        lines.append(f"- FAILED {len(unjudged)} output checks, {unjudged[0].detail}")
+    return "\n".join(lines)
+
+
+def _failed_names(failed: list[CheckResult]) -> str:
+    """The failed checks by name, the output checks a crash left unjudged counted instead of named."""
+    unjudged = [c for c in failed if not c.judged]
+    names = [c.name for c in failed if c.judged or len(unjudged) < 2]
+    return "; ".join(names + ([f"{len(unjudged)} output checks"] if len(unjudged) > 1 else []))
 
 
 def _failure(last: ExecResult) -> tuple[str, str]:

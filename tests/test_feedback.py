@@ -159,7 +159,25 @@ def test_an_output_check_judges_only_a_run_that_exited_0(workspaces, loop_file):
     first = messages(result)[2]
     assert "values = [3, 1, 2]" in first["outcome"]["executions"][0]["output"]
     assert first["outcome"]["checks"][0]["passed"] is False and first["outcome"]["success"] is False
-    assert "the last block failed (exit code 1), so its output is not judged" in first["content"]
+    assert "not judged: the last block failed (exit code 1)" in first["content"]
+
+
+def test_output_checks_a_crash_left_unjudged_are_said_once_before_the_traceback(workspaces, loop_file):
+    """Thirteen identical 'not judged' lines came before the traceback in dir_sizes: now one line counts them, the
+    judged checks keep their own lines, and the summary a repeat or a fresh attempt quotes counts them too."""
+    crash = "print('a 1')\nprint(undefined_total)"
+    checks = [{"stdout_contains": "a 1"}, {"stdout_regex": "b 2"}, {"stdout_regex": "total 3"},
+              {"file_exists": "out.txt"}]
+    result = run_scenario(load_scenario(loop_file([py(crash), py("print('a 1')")], checks=checks)), RunOptions())
+    report = messages(result)[2]
+    content = report["content"]
+    assert "- FAILED 3 output checks, not judged: the last block failed (exit code 1)" in content, content
+    assert "stdout_regex" not in content and "- FAILED file_exists: 'out.txt'" in content, content
+    assert content.index("3 output checks") < content.index("NameError")
+    assert [c["passed"] for c in report["outcome"]["checks"]] == [False] * 4  # the record keeps each check
+    summary = report["outcome"]["summary"]
+    assert "4 of 4 checks failed: file_exists: 'out.txt'; 3 output checks (the script did not write" in summary, \
+        summary
 
 
 def test_a_refused_file_runs_nothing_so_the_checks_do_not_run(workspaces, loop_file):
