@@ -159,23 +159,29 @@ def shorten_traceback(output: str, keep_before: int = 15) -> str:
     return "\n".join([*before, *kept]).strip()
 
 
-def _checks_text(checks: list[CheckResult]) -> str:
-    """One line per check (and why it failed), with the output checks a crash left unjudged said once: listed one by
-    one, thirteen identical lines came before the traceback that says what to fix."""
+def _grouped(checks: list[CheckResult]) -> tuple[list[CheckResult], list[CheckResult]]:
+    """The checks to name one by one, and the output checks a crash left unjudged when there are two or more (said
+    once: listed one by one, thirteen identical lines came before the traceback that says what to fix)."""
     unjudged = [c for c in checks if not c.judged]
-    grouped = len(unjudged) > 1
+    if len(unjudged) < 2:
+        return checks, []
+    return [c for c in checks if c.judged], unjudged
+
+
+def _checks_text(checks: list[CheckResult]) -> str:
+    """One line per check (and why it failed), the unjudged output checks in one line."""
+    named, unjudged = _grouped(checks)
     lines = [f"- {'PASSED' if c.passed else 'FAILED'} {c.name}" + (f"\n  {c.detail}" if c.detail else "")
-             for c in checks if c.judged or not grouped]
-    if grouped:
+             for c in named]
+    if unjudged:
         lines.append(f"- FAILED {len(unjudged)} output checks, {unjudged[0].detail}")
     return "\n".join(lines)
 
 
 def _failed_names(failed: list[CheckResult]) -> str:
-    """The failed checks by name, the output checks a crash left unjudged counted instead of named."""
-    unjudged = [c for c in failed if not c.judged]
-    names = [c.name for c in failed if c.judged or len(unjudged) < 2]
-    return "; ".join(names + ([f"{len(unjudged)} output checks"] if len(unjudged) > 1 else []))
+    """The failed checks by name, the unjudged output checks counted instead of named."""
+    named, unjudged = _grouped(failed)
+    return "; ".join([c.name for c in named] + ([f"{len(unjudged)} output checks"] if unjudged else []))
 
 
 def _failure(last: ExecResult) -> tuple[str, str]:

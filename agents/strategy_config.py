@@ -13,6 +13,13 @@ DEFAULT_ATTEMPTS = 3
 MAX_ATTEMPTS = 50
 
 
+def count_or_auto(v: Any, high: int, what: str) -> Any:
+    """A count from 1 to `high`, or "auto" (a bool is not a count)."""
+    if v == "auto" or (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= high):
+        return v
+    raise ValueError(f"{v!r} is not a number of {what}: use a count from 1 to {high}, or auto")
+
+
 class StrategyConfig(Strict):
     """How the loop spends its budget: sampled repair turns, rejected repeats and fresh attempts."""
 
@@ -68,22 +75,18 @@ class StrategyConfig(Strict):
     @field_validator("candidates", "reask_candidates", mode="before")
     @classmethod
     def _count_or_auto(cls, v: Any) -> Any:
-        if v == "auto" or (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 16):
-            return v
-        raise ValueError(f"{v!r} is not a number of candidates: use a count from 1 to 16, or auto")
+        return count_or_auto(v, 16, "candidates")
 
     @field_validator("attempts", mode="before")
     @classmethod
     def _attempts_or_auto(cls, v: Any) -> Any:
-        if v == "auto" or (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_ATTEMPTS):
-            return v
-        raise ValueError(f"{v!r} is not a number of attempts: use a count from 1 to {MAX_ATTEMPTS}, or auto")
+        return count_or_auto(v, MAX_ATTEMPTS, "attempts")
 
     def attempt_limit(self) -> int:
         """How many fresh attempts a run may start (`auto` resolved: 3, or up to 50 while a time budget lasts)."""
         if self.attempts != "auto":
             return int(self.attempts)
-        return MAX_ATTEMPTS if self.max_seconds is not None else DEFAULT_ATTEMPTS
+        return MAX_ATTEMPTS if self.attempts_until_budget() else DEFAULT_ATTEMPTS
 
     def attempts_until_budget(self) -> bool:
         """True when fresh attempts go on until the time budget is spent (`attempts: auto` with max_seconds)."""
