@@ -3,9 +3,10 @@
 One attempt is a conversation between the assistant and the sandbox proxy. A turn, top to bottom:
 
 1. The assistant's reply (`assistant_reply`): sampled as the strategy says (greedy first, then sampled repairs). A
-   reply whose code already ran, that was cut off inside its code block, or (unattended) that holds only prose, is
-   re-asked at once with a new seed, up to `max_resamples` times; each rejected reply is recorded, never run. No
-   new turn starts once the run's time budget is spent.
+   reply that was cut off inside its code block, or (unattended) that holds only prose, is re-asked at once with a
+   new seed, up to `max_resamples` times; a reply whose code already ran, up to `repeat_reasks` times (none by
+   default: the attempt ends stuck). Each rejected reply is recorded, never run. No new turn starts once the run's
+   time budget is spent.
 2. The proxy's answer (`proxy_reply`): the conversation ends if the predicate holds or the reply limit is reached
    (AG2's own check, which also asks a person when one steers) -- but the last reply the limit allows still runs.
    Otherwise the reply runs in the sandbox and the proxy answers with what happened. A conversation stuck on code
@@ -101,10 +102,10 @@ class TurnPolicy:
         asked of the provider directly)."""
         turn = self.sampling.next_turn()
         self.budget.check(f"before turn {turn} of attempt {self.attempt}")  # no new turn once the time is spent
-        resamples = self.strategy.max_resamples
+        resamples, repeats = self.strategy.max_resamples, self.strategy.repeat_reasks
         history = compact(history, self.strategy.repair_context)
         asked = history
-        for resample in range(resamples + 1):
+        for resample in range(max(resamples, repeats) + 1):
             sampling = self.sampling.sampling(turn, resample)
             params = provider.sampling_params(sampling.temperature, sampling.seed, self.strategy.top_p)
             n = self.candidates_for(turn, resample)
@@ -118,7 +119,7 @@ class TurnPolicy:
                 recorder.event("reply_salvaged", attempt=self.attempt, turn=turn, resample=resample, **salvaged)
             earlier = self.memory.find(content) if ok else None
             reason = self.reject_reason(content, earlier) if ok else None
-            if reason is None or resample == resamples:
+            if reason is None or resample >= (repeats if reason == "repeat" else resamples):
                 if n == 1:  # a candidate's sampling is set by best_candidate
                     self.sampling.last = {**sampling.to_dict(), "resample": resample}
                 return ok, text

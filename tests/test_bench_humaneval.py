@@ -210,7 +210,7 @@ def test_a_fresh_attempt_is_chosen_by_the_visible_examples(sandbox_image, bench_
 
 @pytest.mark.docker
 def test_a_resent_function_is_reasked_not_rerun(sandbox_image, bench_out):
-    cfg = BenchConfig(mode="loop", max_auto_reply=2, attempts=1, out=bench_out)
+    cfg = BenchConfig(mode="loop", max_auto_reply=2, attempts=1, out=bench_out, strategy={"repeat_reasks": 1})
     run_bench(QUIET, cfg, model_for=lambda p, m: {"provider": "scripted", "replies": [WRONG_2, WRONG_2, GOOD_2]},
               problems=_problems("HumanEval/2"))
     (record,) = read_records(bench_out)

@@ -243,7 +243,7 @@ def test_a_reply_that_repeats_is_asked_again_as_several_candidates_and_the_best_
 
     one, two, right = py("print(1)"), py("print(2)"), py("print(42)")
     path = loop_file([one, one, one, two, right, "never asked"], checks=[{"stdout_contains": "42"}],
-                     strategy={"candidates": 1, "reask_candidates": 3})
+                     strategy={"candidates": 1, "reask_candidates": 3, "repeat_reasks": 1})
     result = run_scenario(load_scenario(path), RunOptions())
     assert result.status == "success", result.reason
     t = load_transcript(result.run_dir)
@@ -267,7 +267,7 @@ def test_replay_shows_each_reask_and_its_candidates_in_the_order_they_happened(l
 
     one, right = py("print(1)"), py("print(42)")
     path = loop_file([one, one, one, one, right, "never asked"], checks=[{"stdout_contains": "42"}],
-                     strategy={"candidates": 1, "reask_candidates": 2, "max_resamples": 2})
+                     strategy={"candidates": 1, "reask_candidates": 2, "repeat_reasks": 2})
     result = run_scenario(load_scenario(path), RunOptions())
     assert result.status == "success", result.reason
     order = [(kind, item.get("resample") or 0) for kind, item in timeline(load_transcript(result.run_dir))

@@ -226,7 +226,8 @@ def test_a_failed_check_shows_the_changed_files_and_the_saved_text(calc_scenario
 
 def test_a_file_block_equal_to_the_file_is_reasked_not_run(calc_scenario, workspaces):
     unchanged = "# filename: calc.py\n" + BUGGY  # the starting file, sent back as is
-    result = run_scenario(load_scenario(calc_scenario([reply(RUN_TESTS), reply(unchanged), reply(FIXED)])),
+    result = run_scenario(load_scenario(calc_scenario([reply(RUN_TESTS), reply(unchanged), reply(FIXED)],
+                                                        strategy={"repeat_reasks": 1})),
                           RunOptions())
     assert result.status == "success", result.reason
     t = load_transcript(result.run_dir)
@@ -238,7 +239,8 @@ def test_a_file_block_equal_to_the_file_is_reasked_not_run(calc_scenario, worksp
 
 def test_the_starting_file_sent_back_unchanged_runs_once_so_the_checks_speak(calc_scenario, workspaces):
     unchanged = "# filename: calc.py\n" + BUGGY
-    result = run_scenario(load_scenario(calc_scenario([reply(unchanged), reply(unchanged), reply(FIXED)])),
+    result = run_scenario(load_scenario(calc_scenario([reply(unchanged), reply(unchanged), reply(FIXED)],
+                                                        strategy={"repeat_reasks": 1})),
                           RunOptions())
     assert result.status == "success", result.reason
     t = load_transcript(result.run_dir)
@@ -250,7 +252,7 @@ def test_the_starting_file_sent_back_unchanged_runs_once_so_the_checks_speak(cal
 def test_the_repeat_memory_counts_files_across_attempts(calc_scenario, workspaces):
     # attempt 1 saves WRONG; attempt 2 starts from the buggy file and sends WRONG again: a repeat, re-asked
     path = calc_scenario([reply(WRONG), "TERMINATE", reply(WRONG), reply(FIXED)],
-                         strategy={"attempts": 2, "max_resamples": 1})
+                         strategy={"attempts": 2, "repeat_reasks": 1})
     result = run_scenario(load_scenario(path), RunOptions())
     t = load_transcript(result.run_dir)
     assert result.status == "success" and result.chosen_attempt == 2, result.reason

@@ -16,7 +16,7 @@ from tests.test_strategy import BAD, BAD_REFORMATTED, GOOD, events
 
 def test_a_resent_code_is_reasked_not_reexecuted(workspaces, loop_file):
     path = loop_file([py(BAD), py(BAD_REFORMATTED), py(GOOD)], checks=[{"stdout_contains": "3"}],
-                         strategy={"attempts": 1, "max_resamples": 2})
+                         strategy={"attempts": 1, "repeat_reasks": 2})
     result = run_scenario(load_scenario(path), RunOptions())
     assert result.status == "success", result.reason
     t = load_transcript(result.run_dir)
@@ -37,7 +37,7 @@ def test_a_resent_code_is_reasked_not_reexecuted(workspaces, loop_file):
 
 def test_a_repeat_past_the_reask_budget_is_answered_without_running_and_ends_the_attempt(workspaces,
                                                                                          loop_file):
-    path = loop_file([py(BAD), py(BAD), py(BAD), py(GOOD)], strategy={"attempts": 2, "max_resamples": 1},
+    path = loop_file([py(BAD), py(BAD), py(BAD), py(GOOD)], strategy={"attempts": 2, "repeat_reasks": 1},
                          user_proxy={"max_consecutive_auto_reply": 3})
     result = run_scenario(load_scenario(path), RunOptions())
     t = load_transcript(result.run_dir)
@@ -50,6 +50,21 @@ def test_a_repeat_past_the_reask_budget_is_answered_without_running_and_ends_the
     assert [m["attempt"] for m in t["messages"]] == [1, 1, 1, 1, 1, 2, 2, 2]
     assert result.status == "success" and t["totals"]["executions"] == 2
     assert t["totals"]["rejected_repeats"] == 1 and t["totals"]["blocked_repeats"] == 1
+
+
+def test_by_default_a_repeat_is_not_reasked_a_fresh_attempt_takes_over_at_once(workspaces, loop_file):
+    # re-asking a repeat did not pay with the embedded model (docs/BENCHMARKS.md): repeat_reasks is 0
+    path = loop_file([py(BAD), py(BAD_REFORMATTED), py(GOOD), "never asked"], strategy={"attempts": 2},
+                     user_proxy={"max_consecutive_auto_reply": 3})
+    result = run_scenario(load_scenario(path), RunOptions())
+    t = load_transcript(result.run_dir)
+    assert not t.get("rejected_replies")  # the repeat was not asked again
+    repeat = t["messages"][4]
+    assert repeat["role"] == "user_proxy" and repeat["outcome"]["kind"] == "repeat" \
+        and not repeat["outcome"]["executions"]
+    assert t["attempts"][0]["stop_reason"] == "stuck" and t["attempts"][0]["turns"] == 2
+    assert result.status == "success" and result.chosen_attempt == 2, result.reason
+    assert t["totals"]["blocked_repeats"] == 1 and t["totals"]["executions"] == 2
 
 
 def test_a_reply_cut_inside_its_code_block_is_reasked_from_the_clean_prompt(workspaces, loop_file):
