@@ -9,6 +9,7 @@ from typing import Any
 
 from agents.checks import CheckResult
 from agents.codeblocks import SHELLS
+from agents.dropped_defs import Kept
 from agents.prompts import render
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import LOCALS_HEADER
@@ -35,6 +36,8 @@ class Outcome:
     """Workspace modules whose functions a throwaway script of the reply defined again: (path, names)."""
     not_run: list[str] = field(default_factory=list)
     """Language tags of the reply's blocks that neither ran nor were saved (```javascript): the report names them."""
+    kept: list[Kept] = field(default_factory=list)
+    """Definitions a whole-file block left out that the code still needs, put back (agents/dropped_defs.py)."""
 
     @property
     def success(self) -> bool:
@@ -92,6 +95,8 @@ class Outcome:
             out.update(files=self.files, written=self.written)
         if self.not_run:
             out["not_run"] = self.not_run
+        if self.kept:
+            out["kept"] = [k.to_dict() for k in self.kept]
         return out
 
 
@@ -246,6 +251,8 @@ def _report(outcome: Outcome, workspace: Path | None = None, files_task: bool = 
     files = render("files_changed", files=files_changed_text(outcome.files)) + "\n\n" if outcome.files else ""
     for path, names in outcome.redefined:  # the fix went into a throwaway script: say so, and how to save it
         files += render("unsaved_module", path=path, names=", ".join(f"{n}()" for n in names[:4])) + "\n\n"
+    if outcome.kept:  # a whole-file block left out what the code still needs: it was kept
+        files += "\n".join(k.text() for k in outcome.kept) + "\n\n"
     failed = [c for c in outcome.checks if not c.passed]
     subject, resend = ("script", "the complete corrected script in one ```python block")
     if outcome.written or (files_task and failed):

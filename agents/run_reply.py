@@ -13,6 +13,7 @@ from agents.budget import TimeBudget
 from agents.checks import run_checks
 from agents.cli_usage import is_usage_exit
 from agents.codeblocks import SHELLS, classify_reply, extract_code_blocks, first_command
+from agents.dropped_defs import with_needed
 from agents.feedback import Outcome, execution_feedback
 from agents.prompts import render
 from agents.protocols import Display, Executor
@@ -46,8 +47,11 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
     for block in runnable:
         named = block.filename is not None
         showing = display.executing(len(outcome.results) + 1, len(runnable)) if display else nullcontext()
+        script, kept = with_needed(block.script, workspace) if named else (block.script, None)
         with showing, budget.capped(executor):
-            result = executor.execute(block.script, block.runnable_as or "python")
+            result = executor.execute(script, block.runnable_as or "python")
+        if kept is not None and not result.refused:
+            outcome.kept.append(kept)  # what the reply dropped but the code still needs (agents/dropped_defs.py)
         if result.language in SHELLS and not named:
             result.command = first_command(block.script)
         after = snapshot(workspace)

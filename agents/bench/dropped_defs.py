@@ -4,18 +4,20 @@
 
 For every `# filename:` block of a Python file that already existed (a starting file, or one saved earlier in the
 same attempt), the names the old text defined at the top level are compared with the new text's. Candidates are
-counted too (each against the workspace its turn started from). This measures whether merging such replies by name
-would be worth building (issue 26 item 5); it changes nothing.
+counted too (each against the workspace its turn started from). It says, too, which of the dropped definitions the
+code still needed, which the proxy now keeps (agents/dropped_defs.py). It changes nothing.
 """
 
 from __future__ import annotations
 
 import ast
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from agents.codeblocks import extract_code_blocks
+from agents.dropped_defs import keep_needed
 from agents.sandbox.filenames import declared_filename
 from agents.transcript import load_transcript
 
@@ -42,7 +44,8 @@ def file_blocks(content: str | None) -> list[tuple[str, str]]:
 
 
 def compare(files: dict[str, str], content: str | None) -> list[dict[str, Any]]:
-    """One row per block that rewrites an existing module: what it dropped."""
+    """One row per block that rewrites an existing module: what it dropped, and what of that the product now keeps
+    because the code still needs it (agents/dropped_defs.py, on a copy of the files as they were)."""
     rows = []
     for path, code in file_blocks(content):
         if path not in files:
@@ -52,8 +55,23 @@ def compare(files: dict[str, str], content: str | None) -> list[dict[str, Any]]:
             continue
         dropped = {k: sorted(old[k] - new[k]) for k in old}
         rows.append({"path": path, "dropped_defs": dropped["defs"], "dropped_imports": dropped["imports"],
-                     "kept_defs": len(old["defs"] & new["defs"]), "old_defs": len(old["defs"])})
+                     "kept_defs": len(old["defs"] & new["defs"]), "old_defs": len(old["defs"]),
+                     "needed": needed(files, path, code) if dropped["defs"] else []})
     return rows
+
+
+def needed(files: dict[str, str], path: str, code: str) -> list[str]:
+    """What the product keeps of what this rewrite dropped, given the other files of the workspace."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for name, text in files.items():
+            target = root / name
+            if ".." in Path(name).parts or Path(name).is_absolute():
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        kept = keep_needed(path, f"# filename: {path}\n{code}", root)[1]
+    return kept.names if kept else []
 
 
 def scan(run_dir: Path) -> list[dict[str, Any]]:
@@ -87,10 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     dropping = [r for r in rows if r["dropped_defs"]]
     imports = [r for r in rows if r["dropped_imports"]]
     print(f"{len(runs)} runs, {len(rows)} rewrites of an existing module: {len(dropping)} dropped a top-level "
-          f"function or class, {len(imports)} dropped an import")
+          f"function or class ({sum(1 for r in dropping if r['needed'])} of them one the code still needed, "
+          f"which the proxy now keeps), {len(imports)} dropped an import")
     for r in dropping:
+        still = f"; still needed, kept now: {', '.join(r['needed'])}" if r["needed"] else ""
         print(f"  {r['run']} {r['kind']} {r['path']}: dropped {', '.join(r['dropped_defs'])} "
-              f"(kept {r['kept_defs']} of {r['old_defs']})")
+              f"(kept {r['kept_defs']} of {r['old_defs']}){still}")
     return 0
 
 

@@ -176,6 +176,7 @@ def replay_blocks(t: dict[str, Any], cfg: SandboxConfig, on_block: Any = None) -
 def _replay_attempt(t: dict[str, Any], cfg: SandboxConfig, blocks: list[RecordedBlock], scenario: Any,
                     on_block: Any) -> list[BlockReport]:
     from agents.checks import run_checks
+    from agents.dropped_defs import with_needed
     from agents.run_folder import workspace_name
     from agents.sandbox import make_executor
 
@@ -189,7 +190,8 @@ def _replay_attempt(t: dict[str, Any], cfg: SandboxConfig, blocks: list[Recorded
         executor.start()
         for block in blocks:
             # a `# filename:` block is saved again where it was (and run when it is a .py), in the recorded order
-            result = executor.execute(block.code, block.language if block.language in SHELLS else "python")
+            code, _ = with_needed(block.code, workspace)  # as the proxy saved it (agents/dropped_defs.py)
+            result = executor.execute(code, block.language if block.language in SHELLS else "python")
             checks = None  # compared when the checks ran then (after the turn's last block, whatever its exit)
             if block.checks and scenario is not None:
                 checks = [c.to_dict() for c in run_checks(scenario, executor, result)]
