@@ -183,6 +183,33 @@ def test_a_container_lost_again_and_again_ends_the_run_with_one_line(sandbox_ima
     assert containers_under(tmp_path) == []
 
 
+@pytest.mark.docker
+def test_a_fresh_container_waits_for_its_lost_predecessor_to_let_go_of_the_name(sandbox_image, tmp_path):
+    # under load the daemon removes a killed container in the background; its replacement, which takes the same
+    # name, was refused (409 Conflict) and the run ended in an error. A container left with the name stands in.
+    import uuid
+
+    import docker
+
+    from agents.run_folder import container_name
+    from agents.sandbox.config import SandboxConfig
+    from agents.sandbox.docker_executor import DockerExecutor
+
+    run_id = f"conflict-{uuid.uuid4().hex[:8]}"
+    client = docker.from_env()
+    leftover = client.containers.create(sandbox_image, command=["true"], name=container_name(run_id),
+                                        labels={LABEL: run_id})
+    ex = DockerExecutor(SandboxConfig(image=sandbox_image, timeout=10), tmp_path / "ws", run_id)
+    try:
+        ex.start()
+        assert ex.container.id != leftover.id
+        assert ex.execute("print('fresh')", "python").output.strip() == "fresh"
+    finally:
+        ex.stop()
+        client.close()
+    assert containers_under(tmp_path) == []
+
+
 # -- the disk that holds the run folder fills up ----------------------------------------------------
 
 @pytest.fixture

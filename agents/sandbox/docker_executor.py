@@ -35,6 +35,13 @@ RUNNERS = {"python": ["python3", "-u"], "sh": ["sh"], "bash": ["bash"]}
 SUFFIX = {"python": ".py", "sh": ".sh", "bash": ".sh"}
 BROKEN = "\n[codeduet: the sandbox runner stopped answering during this block; later blocks use docker exec]"
 NO_SPACE = ("No space left on device", "[Errno 28]", "ENOSPC")
+NAME_WAIT_S = 30.0
+"""How long a lost container's replacement waits for the daemon to let go of its name."""
+
+
+def name_taken(exc: Exception) -> bool:
+    """Docker refused to create a container because another one still has its name (409 Conflict)."""
+    return getattr(getattr(exc, "response", None), "status_code", None) == 409 and "already in use" in str(exc)
 
 
 def sandbox_owner() -> tuple[int, int]:
@@ -139,9 +146,15 @@ class DockerExecutor:
         name = container_name(self.run_id)
         self._creating = True  # Ctrl-C inside the next call may leave a container the daemon made without us
         try:
-            self.container = self.client.containers.run(
-                self.cfg.image, command=["python3", "-c", RUNNER], detach=True, name=name,
-                labels=labels, working_dir="/workspace", init=False, stdin_open=True, **hardening(self.cfg))
+            try:
+                self.container = self._create(name, labels)
+            except Exception as exc:
+                if not name_taken(exc):
+                    raise
+                # our own lost container, still being removed (the daemon removes a killed container in the
+                # background, slowly under load): the fresh one takes its name once it is gone
+                self._await_gone(name)
+                self.container = self._create(name, labels)
             self._put = self.sync.put(self.client.api, self.container.id)
             self._creating = False
         except Exception as exc:  # docker.errors.* and connection errors alike
@@ -149,6 +162,25 @@ class DockerExecutor:
             self._remove_failed(name)
             self._disarm()
             raise DockerUnavailable(f"could not start the sandbox container: {exc}".splitlines()[0]) from None
+
+    def _create(self, name: str, labels: dict[str, str]) -> Any:
+        return self.client.containers.run(
+            self.cfg.image, command=["python3", "-c", RUNNER], detach=True, name=name,
+            labels=labels, working_dir="/workspace", init=False, stdin_open=True, **hardening(self.cfg))
+
+    def _await_gone(self, name: str, timeout: float = NAME_WAIT_S) -> None:
+        """Remove the container holding `name` and wait until the daemon has let it go (at most `timeout` s)."""
+        from docker.errors import NotFound
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                self.client.containers.get(name).remove(force=True, v=True)
+            except NotFound:
+                return
+            except Exception:  # "removal already in progress": wait for it
+                pass
+            time.sleep(0.25)
 
     def _remove_failed(self, name: str) -> None:
         """A container created but not started (or not filled) is removed with its volume."""
