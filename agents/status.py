@@ -73,7 +73,7 @@ def final_status(last: Outcome | None, stop_reason: StopReason | None, limit: in
     if last is not None and last.success:  # the checks decide when there are any (Outcome.success)
         return "success", ("every acceptance check passed" if last.checks else "the last execution exited 0")
     if stop_reason == "stuck":
-        return "failed", "the model kept sending code that had already run, after every re-ask"
+        return "failed", "the model sent again code that had already run (code is never run twice)"
     if stop_reason == "prose_loop":
         return "failed", "the model kept answering without code, the same text again after a nudge"
     if stop_reason == "max_replies":

@@ -258,8 +258,9 @@ class TurnPolicy:
         return True, outcome.feedback
 
     def after_run(self, outcome: Outcome, content: str) -> None:
-        """A conversation stuck on code that already ran (after every re-ask), or on the same prose after a nudge,
-        ends after this answer, so that a fresh attempt (if any is left) takes over. Not while a person steers."""
+        """A conversation stuck on code that already ran (after its re-asks, if any), or on the same prose after a
+        nudge, ends after this answer, so that a fresh attempt (if any is left) takes over. Not while a person
+        steers."""
         stuck: StopReason | None = None
         if outcome.kind == "repeat":
             stuck = "stuck"

@@ -63,6 +63,7 @@ def test_by_default_a_repeat_is_not_reasked_a_fresh_attempt_takes_over_at_once(w
     assert repeat["role"] == "user_proxy" and repeat["outcome"]["kind"] == "repeat" \
         and not repeat["outcome"]["executions"]
     assert t["attempts"][0]["stop_reason"] == "stuck" and t["attempts"][0]["turns"] == 2
+    assert t["attempts"][0]["reason"] == "the model sent again code that had already run (code is never run twice)"
     assert result.status == "success" and result.chosen_attempt == 2, result.reason
     assert t["totals"]["blocked_repeats"] == 1 and t["totals"]["executions"] == 2
 
