@@ -138,11 +138,9 @@ def imported_from(tree: ast.Module, importer: str, target: str) -> set[str]:
                 if a.name == target or target.endswith("." + a.name):
                     aliases.add(a.asname or a.name)
     if aliases:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+        for node in ast.walk(tree):  # p.format_cents, or shop.pricing.format_cents after `import shop.pricing`
+            if isinstance(node, ast.Attribute) and ast.unparse(node.value) in aliases:
                 names.add(node.attr)
-            elif isinstance(node, ast.Attribute) and ast.unparse(node.value) in aliases:
-                names.add(node.attr)  # import shop.pricing; shop.pricing.format_cents
     return names
 
 
