@@ -188,26 +188,29 @@ def keep_needed(path: str, new: str, workspace: Path) -> tuple[str, Kept | None]
     if not dropped:
         return new, None
     why = {name: "the new text uses it" for name in sorted((_used(new_tree) - _set_anywhere(new_tree)) & dropped)}
-    for name, other in _importers(workspace, path, dropped - set(why)).items():
-        why[name] = f"{other} imports it"
+    if dropped - set(why):
+        for name, other in _importers(workspace, path, dropped - set(why)).items():
+            why[name] = f"{other} imports it"
     if not why:
         return new, None
+    uses = {name: _used(defs[name]) for name in dropped}
     kept = set(why)
     while True:  # what the kept definitions use of the other dropped ones
-        more = {n for k in kept for n in _used(defs[k]) & dropped} - kept
+        more = {n for k in kept for n in uses[k] & dropped} - kept
         if not more:
             break
         for n in sorted(more):
-            user = next(k for k in sorted(kept) if n in _used(defs[k]))
+            user = next(k for k in sorted(kept) if n in uses[k])
             why[n] = f"{user}() uses it"
         kept |= more
-    needs = set().union(*(_used(defs[k]) for k in kept)) - bound - kept
+    needs = set().union(*(uses[k] for k in kept)) - bound - kept
     support: list[ast.stmt] = []  # old imports and assignments the kept definitions read, and the new text lacks
     also: list[str] = []
     for node in old_tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)) and _bound_by(node) & needs:
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)) and \
+                (binds := _bound_by(node) & needs):
             support.append(node)
-            also += sorted(_bound_by(node) & needs)
+            also += sorted(binds)
     return _compose(old, new, new_tree, [defs[n] for n in defs if n in kept], support), \
         Kept(path, [n for n in defs if n in kept], {n: why[n] for n in defs if n in kept}, also)
 
