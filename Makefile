@@ -7,7 +7,7 @@ PYTHON  := $(BIN)/python
 SCENARIO ?= scenarios/primes.yaml
 PYTEST_ARGS ?=
 
-.PHONY: setup system-deps llama-wheel venv model image demo check test test-fast clean
+.PHONY: setup system-deps llama-wheel venv model image image-languages demo check test test-fast clean
 
 # What each entry point needs. The demo: mmdebstrap (the image build) and the local model. The tests also need
 # chromium and its WebDriver (the HTML export and the web UI are checked in a real browser), pytest, Ray, and
@@ -60,6 +60,15 @@ image: venv
 	@$(PYTHON) run.py sandbox status >/dev/null 2>&1 && echo "✓ the sandbox image is built" || \
 	  $(STEP) "the sandbox image (Debian bookworm, built here, no registry)" $(PYTHON) run.py sandbox build
 
+# The image with every toolchain (C, C++, Go, Rust, JavaScript; Debian trixie's): the tests of those languages and
+# their scenarios run in it. `make demo` does not need it.
+LANGUAGES ?= c,cpp,go,javascript,rust
+image-languages: venv
+	@$(PYTHON) run.py sandbox status --languages $(LANGUAGES) >/dev/null 2>&1 && \
+	  echo "✓ the sandbox image with $(LANGUAGES) is built" || \
+	  $(STEP) "the sandbox image with $(LANGUAGES) (Debian trixie, built here, no registry; 4-6 min)" \
+	    $(PYTHON) run.py sandbox build --languages $(LANGUAGES)
+
 demo: setup
 	$(PYTHON) run.py run $(SCENARIO)
 
@@ -70,10 +79,10 @@ check:
 	$(BIN)/ruff check agents tests run.py
 	$(PYTHON) -m pytest -q -n 2 -p no:cacheprovider -m "not docker and not model and not slow" $(PYTEST_ARGS)
 
-test: setup
+test: setup image-languages
 	$(PYTHON) -m pytest $(PYTEST_ARGS)
 
-test-fast: venv image
+test-fast: venv image image-languages
 	$(PYTHON) -m pytest -m "not model and not slow" $(PYTEST_ARGS)
 
 clean:

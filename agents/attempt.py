@@ -73,7 +73,8 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
                              and not extract_code_blocks(m.get("content")))
         with quiet_ag2():
             assistant = AssistantAgent(scenario.assistant.name, llm_config=setup.provider.llm_config(),
-                                       system_message=scenario.assistant.system_text or system_message(files_task),
+                                       system_message=scenario.assistant.system_text
+                                       or system_message(files_task, scenario.sandbox.languages),
                                        is_termination_msg=policy.assistant_ends,
                                        max_consecutive_auto_reply=setup.limit + ASSISTANT_LIMIT_HEADROOM,
                                        human_input_mode="NEVER")

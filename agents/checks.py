@@ -7,14 +7,19 @@ from __future__ import annotations
 
 import difflib
 import re
+import shlex
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from pydantic import Field
+
+from agents.compiler_output import summarize
 from agents.config import Kinds, Pattern, Strict
 from agents.protocols import ExecResult, Executor
 from agents.sandbox.filenames import CHECKS_DIR
 from agents.sandbox.safe_write import write_new_file
+from agents.testrunners import TestReport, parse_tests, tests_summary
 
 if TYPE_CHECKING:
     from agents.scenario import Scenario
@@ -151,6 +156,67 @@ class PytestCheck(CheckKind):
         ok = result.exit_code == 0
         passed, total = pytest_counts(result.output)
         return ok, "" if ok else pytest_summary(result.output, passed, total), passed, total
+
+
+@CHECKS.register
+class CommandCheck(CheckKind):
+    """A command run in the sandbox after each execution (`go test ./...`, `cargo test`, `make test`, `ctest`,
+    `node --test`): it passes when it exits with `exit_code`. For the test runners agents/testrunners.py knows, the
+    report names each failing test with why and counts the tests passed, as a pytest check does."""
+
+    command: str = Field(min_length=1)
+    """The shell command (sh -c), run in /workspace."""
+    exit_code: int = 0
+    """The exit code that passes."""
+    files: dict[str, str] = Field(default_factory=dict)
+    """Hidden files the command needs, such as tests: workspace path -> a file or folder next to the scenario file.
+    They are copied in fresh before each run and removed after it, so the code under test neither sees nor edits
+    them."""
+    timeout: float | None = Field(default=None, gt=0, le=3600)
+    """Seconds the command may take (default: the sandbox's timeout per block)."""
+
+    def label(self) -> str:
+        """`command: 'go test ./...'`, said hidden when it brings files of its own."""
+        return f"command{' (hidden tests)' if self.files else ''}: {self.command!r}"
+
+    def evaluate(self, last: ExecResult, executor: Executor, base_dir: Path) -> Verdict:
+        """Run the command (with its hidden files in place) whatever the last block's exit code."""
+        placed = [place_hidden(executor.workspace, dest, base_dir / source) for dest, source in self.files.items()]
+        # go test lists every test it runs only with -v (so passed tests can be counted)
+        script = f'export GOFLAGS="${{GOFLAGS:-}} -v"\n{self.command}\n'
+        if placed:
+            removal = " ".join(shlex.quote(path) for path in self.files)
+            script = f"( {script} )\ncode=$?\nrm -rf -- {removal}\nexit $code\n"
+        result = executor.run_command(["sh", "-c", script], timeout=self.timeout)
+        ok = result.exit_code == self.exit_code and not result.timed_out
+        report = parse_tests(result.output)
+        passed, total = (report.passed, report.total) if report else (0, 0)
+        if ok:
+            return True, "", passed, total
+        return False, command_failure(result, self.exit_code, report), passed, total
+
+
+def place_hidden(workspace: Path, dest: str, source: Path) -> str:
+    """Copy a hidden file, or a folder's files, to `dest` in the workspace (fresh, never through a link)."""
+    if source.is_dir():
+        for path in sorted(p for p in source.rglob("*") if p.is_file()):
+            write_new_file(workspace, f"{dest}/{path.relative_to(source).as_posix()}",
+                           path.read_text(encoding="utf-8", errors="replace"))
+    else:
+        write_new_file(workspace, dest, source.read_text(encoding="utf-8", errors="replace"))
+    return dest
+
+
+def command_failure(result: ExecResult, expected: int, report: TestReport | None) -> str:
+    """Why a command check failed: the failing tests with why, else the compiler's first errors, else the tail."""
+    head = f"it exited with {result.exit_code}" + (f", not {expected}" if expected else "")
+    if result.timed_out:
+        head = "it was stopped at the time limit"
+    if report is not None and report.total and report.failures:  # tests ran: which failed, and why
+        return f"{head}; {tests_summary(report)}"
+    errors = summarize(result.output)
+    lines = [ln for ln in result.output.strip().splitlines() if ln.strip()]
+    return f"{head}:\n" + (errors or "\n".join(lines[-15:]) or "(no output)")[-1500:]
 
 
 Check = CHECKS.union()

@@ -252,6 +252,18 @@ app.add_typer(model_app, name="model")
 app.add_typer(bench_app, name="bench")
 
 
+def language_list(text: str | None) -> list[str] | None:
+    """`--languages c,go` as names (aliases such as c++ or js accepted); BadInputError on an unknown one."""
+    if text is None:
+        return None
+    from agents.languages import normalize
+
+    try:
+        return list(normalize([part for part in text.replace(",", " ").split() if part]))
+    except ValueError as exc:
+        raise BadInputError(f"--languages: {exc}") from None
+
+
 @app.command()
 def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario YAML files."),
         model: Optional[str] = typer.Option(None, help="A name in the model table (where: codeduet --help), or an "
@@ -267,6 +279,8 @@ def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario Y
                                            "process; default 1). With --ray local: the sandboxes it advertises."),
         ray: Optional[str] = typer.Option(None, metavar="ADDRESS", help="Batch on Ray: local | auto | "
                                           "ray://host:port (needs `pip install 'codeduet\\[ray]'`)."),
+        languages: Optional[str] = typer.Option(None, metavar="LANG,...", help="Add languages to the sandbox "
+                                                "(c, cpp, go, rust, javascript), as sandbox.languages does."),
         json_out: bool = typer.Option(False, "--json",
                                       help="Print a JSON summary instead of the conversation.")) -> None:
     """Run scenario(s); exit 0 success, 1 failed/max_replies/timeout, 2 bad input, 3 environment, 130 Ctrl-C."""
@@ -278,17 +292,17 @@ def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario Y
         mode = normalize_mode(human)
         if ray is not None:
             raise typer.Exit(run_ray_batch(scenarios, ray, jobs, dict(model=model, max_auto_reply=max_auto_reply,
-                                           human=mode, attempts=attempts, max_seconds=max_seconds), workspace,
-                                           json_out))
+                                           human=mode, attempts=attempts, max_seconds=max_seconds,
+                                           languages=language_list(languages)), workspace, json_out))
         if len(scenarios) > 1:
             refuse_attended_batch(scenarios, mode)
             extra = [a for k, v in (("--model", model), ("--max-auto-reply", max_auto_reply), ("--human", mode),
                                     ("--attempts", attempts), ("--max-seconds", max_seconds),
-                                    ("--workspace", workspace))
+                                    ("--workspace", workspace), ("--languages", languages))
                      if v is not None for a in (k, str(v))]
             raise typer.Exit(run_batch(scenarios, extra, jobs or 1, json_out))
         opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace,
-                          attempts=attempts, max_seconds=max_seconds)
+                          attempts=attempts, max_seconds=max_seconds, languages=language_list(languages))
         raise typer.Exit(run_one(scenarios[0], opts, json_out, human=human_input(console)))
 
 
@@ -415,6 +429,33 @@ def bench_llm(parallel: Optional[str] = typer.Option(None, "--parallel", metavar
         main(console)
 
 
+@bench_app.command("exercism")
+def bench_exercism(track: Path = typer.Option(..., help="A polyglot-benchmark checkout (cpp/, go/, ...) or one "
+                                              "Exercism track checkout (exercises/practice/)."),
+                   languages: Optional[str] = typer.Option(None, help="Only these tracks, comma-separated "
+                                                           "(go,rust,cpp,python,javascript,java)."),
+                   limit: Optional[int] = typer.Option(None, min=1, help="Exercises per language (the first N by "
+                                                       "name; skipped ones listed among them)."),
+                   only: Optional[str] = typer.Option(None, help="Only these exercises, comma-separated (name or "
+                                                      "lang/name)."),
+                   model: Optional[str] = typer.Option(None, help="With --reply model: a name in the model table "
+                                                       "(default: the table's default, the embedded model)."),
+                   reply: str = typer.Option("model", help="model | example (the scripted model sends the "
+                                             "example solution: the harness's validation) | stub (it sends the "
+                                             "stubs back unchanged: every exercise must fail)."),
+                   out: Optional[Path] = typer.Option(None, help="Also write the results JSON to this file."),
+                   max_seconds: Optional[float] = typer.Option(None, min=1, help="Wall-clock budget per "
+                                                               "exercise.")) -> None:
+    """aider's polyglot benchmark through the product: each Exercism exercise a scenario with its tests hidden,
+    two tries (the first reply, then one repair turn that sees the test output)."""
+    from agents.bench.exercism_run import main
+
+    install_signal_handlers()
+    with cli_errors():
+        raise typer.Exit(main(console, track=track, languages=languages, only=only, limit=limit, model=model,
+                              reply=reply, out=out, max_seconds=max_seconds))
+
+
 @app.command()
 def runs(scenario: Optional[str] = typer.Argument(None, help="Only this scenario's runs."),
          n: Optional[int] = typer.Option(None, "-n", min=1, help="Only the N newest runs."),
@@ -457,23 +498,31 @@ def ui(host: str = typer.Option("127.0.0.1", help="Address to listen on (any oth
 
 
 @sandbox_app.command("build")
-def sandbox_build(image: str = typer.Option(SANDBOX_IMAGE),
+def sandbox_build(image: Optional[str] = typer.Option(None, help=f"The tag (default {SANDBOX_IMAGE}, or "
+                                                    "codeduet-sandbox:c-go for --languages c,go)."),
+                  languages: Optional[str] = typer.Option(None, metavar="LANG,...", help="Toolchains to add: c, "
+                                                          "cpp, go, rust, javascript (Debian trixie's)."),
                   method: str = typer.Option("auto", help="auto | mmdebstrap | dockerfile")) -> None:
     """Build the sandbox image locally (no registry needed)."""
+    from agents.sandbox.config import language_image
     from agents.sandbox.image import build_image
 
     with cli_errors():
-        image_id = build_image(image, method=method, console=console)
-        console.print(f"built {image} ({image_id[:19]})")
+        langs = tuple(language_list(languages) or ())
+        image_id = build_image(image, method=method, console=console, languages=langs)
+        console.print(f"built {image or language_image(langs)} ({image_id[:19]})")
 
 
 @sandbox_app.command("status")
-def sandbox_status(image: str = typer.Option(SANDBOX_IMAGE)) -> None:
-    """Whether the image exists, and the limits a run applies."""
+def sandbox_status(image: Optional[str] = typer.Option(None, help=f"The image (default {SANDBOX_IMAGE})."),
+                   languages: Optional[str] = typer.Option(None, metavar="LANG,...",
+                                                           help="The image a scenario with these languages runs.")
+                   ) -> None:
+    """Whether the image exists, the limits a run applies, and every built image with its languages."""
     from agents.sandbox.status import print_status
 
     with cli_errors():
-        raise typer.Exit(print_status(image, console))
+        raise typer.Exit(print_status(image, console, tuple(language_list(languages) or ())))
 
 
 @sandbox_app.command("clean")

@@ -7,6 +7,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from agents.languages import BY_TAG
 from agents.sandbox.filenames import declared_filename
 
 FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)```", re.DOTALL)
@@ -17,7 +18,9 @@ PYTHON = {"python", "py", "python3", ""}
 SHELL = {"sh": "sh", "shell": "sh", "console": "sh", "bash": "bash"}
 """Shell tags and the shell that runs them, as AG2's command-line executors do (`sh`, `shell` -> sh, `bash` -> bash);
 a `console` block runs the commands of its `$ ` prompt lines (console_commands)."""
-ALIASES = {**{k: "python" for k in PYTHON}, **SHELL}
+ALIASES = {**{k: "python" for k in PYTHON}, **SHELL, **{tag: lang.name for tag, lang in BY_TAG.items()}}
+"""Every fence tag that runs, and what runs it: python, a shell, or a language of agents/languages.py (which runs
+only in a sandbox that has it: `runs_in`)."""
 SHELLS = frozenset(SHELL.values())
 """The shells a block runs with (also ExecResult.language of a shell block's run)."""
 SHOWN_ONLY = {"text", "txt", "plain", "plaintext", "output", "stdout", "log", "console"}
@@ -42,10 +45,16 @@ class CodeBlock:
 
     @property
     def runnable_as(self) -> str | None:
-        """'python', 'sh', 'bash', or None when we do not run this language (nor a console block of output)."""
+        """'python', 'sh', 'bash', a language's name ('c', 'go', ...), or None when no sandbox runs this tag (nor a
+        console block of output)."""
         if self.language.lower() == "console" and not console_commands(self.code):
             return None
         return ALIASES.get(self.language.lower())
+
+    def runs_in(self, languages: tuple[str, ...] | list[str]) -> bool:
+        """Whether it runs in a sandbox with these languages (Python and the shells run everywhere)."""
+        runner = self.runnable_as
+        return runner is not None and (runner == "python" or runner in SHELLS or runner in languages)
 
     @property
     def script(self) -> str:

@@ -27,8 +27,9 @@ Pattern = Annotated[str, AfterValidator(_compiles)]
 
 
 def _single_key(value: Any) -> str | None:
-    """Discriminator: a predicate or check is a mapping with exactly one key, which names its kind."""
-    if isinstance(value, dict) and len(value) == 1:
+    """Discriminator: a predicate or check is a mapping whose first key names its kind (a check's other keys are
+    its options: `{command: make test, exit_code: 2}`)."""
+    if isinstance(value, dict) and value:  # its first key; the others are the kind's options ({command:, files:})
         return next(iter(value))
     if isinstance(value, BaseModel):
         return next(iter(type(value).model_fields))

@@ -22,6 +22,7 @@ from agents.proxy import HumanInput
 from agents.repeats import RepeatMemory
 from agents.run_folder import new_run_dir, workspace_name
 from agents.run_options import RunOptions
+from agents.sandbox.config import SandboxConfig
 from agents.sandbox.preflight import preflight, warnings_for
 from agents.scenario import Scenario
 from agents.status import AttemptSummary, best_attempt, overall_status
@@ -65,6 +66,13 @@ def until_stopped(start: Callable[[], RunResult]) -> RunResult:
         return stop.result
 
 
+def with_languages(sandbox: SandboxConfig, languages: list[str]) -> SandboxConfig:
+    """The sandbox with more languages: its image and limits are those of the new set where the scenario named
+    none."""
+    given = sandbox.model_dump(exclude_unset=True)
+    return SandboxConfig.model_validate({**given, "languages": [*sandbox.languages, *languages]})
+
+
 def resolve_model(scenario: Scenario, opts: RunOptions) -> ModelProvider:
     """The provider for --model, else the scenario's model, else configs/llm.yaml's default."""
     spec = opts.model if opts.model is not None else scenario.model
@@ -80,6 +88,8 @@ def run_scenario(scenario: Scenario, opts: RunOptions | None = None, display: Di
     overrides = {k: v for k, v in (("attempts", opts.attempts), ("max_seconds", opts.max_seconds)) if v is not None}
     if overrides:
         scenario = scenario.model_copy(update={"strategy": scenario.strategy.model_copy(update=overrides)})
+    if opts.languages and not set(opts.languages) <= set(scenario.sandbox.languages):
+        scenario = scenario.model_copy(update={"sandbox": with_languages(scenario.sandbox, opts.languages)})
     provider.check_ready(display.console)  # an automatic model pull shows its progress bar there
     for line in preflight(scenario.sandbox):
         display.info(line)

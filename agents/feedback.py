@@ -9,7 +9,9 @@ from typing import Any
 
 from agents.checks import CheckResult
 from agents.codeblocks import SHELLS
+from agents.compiler_output import first_error_line, signal_name, summarize
 from agents.dropped_defs import Kept
+from agents.languages import LANGUAGES
 from agents.prompts import render
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import LOCALS_HEADER
@@ -117,7 +119,10 @@ def run_summary(last: ExecResult) -> str:
         return "it filled the workspace disk (No space left on device)"
     if last.refused:
         return f"its file was not saved: {last.refused}"
-    return f"it failed with exit code {last.exit_code}: {error_line(last.output)}"
+    crash = signal_name(last.exit_code)
+    why = first_error_line(last.output) if TRACEBACK not in last.output else None
+    return f"it failed with exit code {last.exit_code}" + (f" ({crash})" if crash else "") + \
+        f": {why or error_line(last.output)}"
 
 
 def first_line(text: str, limit: int = 160) -> str:
@@ -203,7 +208,19 @@ def _failure(last: ExecResult) -> tuple[str, str]:
         return "Output before it was killed", "It ran out of memory: use less memory."
     if last.disk_full:
         return "Error", "It filled the workspace disk (its size is limited): write less data, or delete files."
+    crash = signal_name(last.exit_code)
+    if crash and last.exit_code != 137:
+        return (f"Crashed: {crash}", "The program was killed by that signal: find the bad memory access, null "
+                "pointer, division or assertion that causes it.")
     return "Error", "Fix the cause of the error."
+
+
+def condensed(output: str) -> str:
+    """A failed block's output as the model reads it: a Python traceback cut to the user's own frames; a compiler's,
+    a sanitizer's or a runtime's report led by its first errors (agents/compiler_output.py); else as it is."""
+    if TRACEBACK in output:
+        return shorten_traceback(output)
+    return summarize(output) or output.strip()
 
 
 def _output(outcome: Outcome) -> str:
@@ -223,22 +240,36 @@ def _your_run(outcome: Outcome) -> str:
     if last.exit_code == 0:
         return render("run_ok", output=_output(outcome))
     return render("run_failed", exit_code=last.exit_code, error_title=_failure(last)[0],
-                  output=shorten_traceback(last.output) or "(no output)")
+                  output=condensed(last.output) or "(no output)")
 
 
-def not_run_text(languages: list[str]) -> str:
+def runs_here(languages: list[str] | tuple[str, ...] = ()) -> str:
+    """The blocks that run in a sandbox with these languages, as the reports name them."""
+    tags = ["```python", *(f"```{LANGUAGES[name].tags[0]}" for name in languages)]
+    return f"{', '.join(tags)} and shell (```sh, ```bash)"
+
+
+def rewrite_in(languages: list[str] | tuple[str, ...] = ()) -> str:
+    """What a reply with nothing to run is asked to be rewritten as."""
+    if not languages:
+        return "one complete Python script in a ```python block"
+    return "complete code in one of those languages, each file in its own block"
+
+
+def not_run_text(not_run: list[str], languages: list[str] | tuple[str, ...] = ()) -> str:
     """The line naming the reply's blocks that did not run (a language the sandbox does not run), and why."""
-    tags = [f"```{lang}" for lang in dict.fromkeys(languages)]
-    blocks = f"your {tags[0]} block" if len(languages) == 1 else \
+    tags = [f"```{lang}" for lang in dict.fromkeys(not_run)]
+    blocks = f"your {tags[0]} block" if len(not_run) == 1 else \
         f"your {', '.join(tags[:-1])} and {tags[-1]} blocks" if len(tags) > 1 else f"your {tags[0]} blocks"
-    return render("not_run", blocks=blocks)
+    return render("not_run", blocks=blocks, runs=runs_here(languages))
 
 
-def execution_feedback(outcome: Outcome, workspace: Path | None = None, files_task: bool = False) -> str:
+def execution_feedback(outcome: Outcome, workspace: Path | None = None, files_task: bool = False,
+                       languages: list[str] | tuple[str, ...] = ()) -> str:
     """The reply for an executed turn, after a line naming any block that did not run (agents/prompts/not_run.md).
     `files_task`: the task is about Python files (agents/briefing.py works_on_files), so failing checks judge them."""
     report = _report(outcome, workspace, files_task)
-    return f"{not_run_text(outcome.not_run)}\n\n{report}" if outcome.not_run else report
+    return f"{not_run_text(outcome.not_run, languages)}\n\n{report}" if outcome.not_run else report
 
 
 def _report(outcome: Outcome, workspace: Path | None = None, files_task: bool = False) -> str:
@@ -259,6 +290,9 @@ def _report(outcome: Outcome, workspace: Path | None = None, files_task: bool = 
         subject, resend = ("file" if outcome.written else "code"), render("resend_files")
     elif last.language in SHELLS:  # a shell block failed: asked again as shell, not as Python
         subject, resend = "commands", f"the corrected commands in one ```{last.language} block"
+    elif last.language in LANGUAGES:  # a C, Go, ... program: asked again in its language
+        tag = LANGUAGES[last.language].tags[0]
+        subject, resend = "program", f"the complete corrected program in one ```{tag} block"
     if outcome.checks:
         if not failed:
             return render("checks_passed", checks=_checks_text(outcome.checks), run=_your_run(outcome), files=files)
@@ -275,5 +309,5 @@ def _report(outcome: Outcome, workspace: Path | None = None, files_task: bool = 
     if last.exit_code != 0:
         title, hint = _failure(last)
         return render("exec_failed", exit_code=last.exit_code, error_title=title, files=files, subject=subject,
-                      resend=resend, output=shorten_traceback(last.output) or "(no output)", hint=hint)
+                      resend=resend, output=condensed(last.output) or "(no output)", hint=hint)
     return render("exec_ok", output=_output(outcome), files=files)

@@ -14,7 +14,7 @@ from agents.checks import run_checks
 from agents.cli_usage import is_usage_exit
 from agents.codeblocks import SHELLS, classify_reply, extract_code_blocks, first_command
 from agents.dropped_defs import with_needed
-from agents.feedback import Outcome, execution_feedback
+from agents.feedback import Outcome, execution_feedback, rewrite_in, runs_here
 from agents.prompts import render
 from agents.protocols import Display, Executor
 from agents.scenario import Scenario
@@ -32,11 +32,14 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
     if kind in ("empty", "unclosed", "no_code"):
         return Outcome(kind, feedback=render(kind))
     blocks = extract_code_blocks(content)
-    not_run = [b.language for b in blocks if not b.actionable and not b.shown_only]  # said, never dropped silently
-    if kind == "unsupported":
-        return Outcome("unsupported", feedback=render("unsupported", language=(not_run or [blocks[0].language])[0]),
-                       not_run=not_run)
-    runnable = [b for b in blocks if b.actionable]  # Python and shell to run, and files to save (`# filename:`)
+    languages = scenario.sandbox.languages
+    # Python, shell and the sandbox's languages to run, and files to save (`# filename:`)
+    runnable = [b for b in blocks if b.runs_in(languages) or b.filename is not None]
+    not_run = [b.language for b in blocks if b not in runnable and not b.shown_only]  # said, never dropped silently
+    if not runnable:
+        return Outcome("unsupported", not_run=not_run, feedback=render(
+            "unsupported", language=(not_run or [blocks[0].language])[0], runs=runs_here(languages),
+            rewrite=rewrite_in(languages)))
     answered = seen(content) if seen is not None else None
     if answered is not None:
         return answered
@@ -68,5 +71,5 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
     outcome.redefined = redefined_modules(workspace, ran, set(outcome.written))
     if scenario.checks and not all(r.refused for r in outcome.results):  # they judge, whatever the exit code
         outcome.checks = run_checks(scenario, executor, outcome.results[-1])
-    outcome.feedback = execution_feedback(outcome, workspace, scenario.about_files())
+    outcome.feedback = execution_feedback(outcome, workspace, scenario.about_files(), languages)
     return outcome

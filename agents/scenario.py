@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import ConfigDict, Discriminator, Field, PrivateAttr, Tag, field_validator, model_validator
 
 from agents.briefing import works_on_files
-from agents.checks import CHECKS, Check, PytestCheck
+from agents.checks import CHECKS, Check, CommandCheck, PytestCheck
 from agents.config import Strict
 from agents.errors import ScenarioError
 from agents.project_files import as_text, check_overlap, read_folder
@@ -188,7 +188,7 @@ def _shape_hint(data: Any, lines: dict[Loc, int], origin: str) -> None:
     checks = data.get("checks")
     for i, check in enumerate(checks if isinstance(checks, list) else []):  # not a list: pydantic says so
         loc = ("checks", i)
-        if not isinstance(check, dict) or len(check) != 1 or next(iter(check)) not in CHECKS:
+        if not isinstance(check, dict) or not check or next(iter(check)) not in CHECKS:
             key = next(iter(check)) if isinstance(check, dict) and check else ""
             raise ScenarioError(f"{origin}:{line_of(lines, loc + (key,))}: checks.{i}: "
                                 f"unknown check {str(key)!r} (known: {', '.join(sorted(CHECKS))})")
@@ -222,6 +222,10 @@ def scenario_from_data(data: Any, lines: dict[Loc, int], origin: str, path: Path
         if isinstance(check, PytestCheck) and not (scenario.base_dir / check.pytest).is_file():
             line = lines.get(("checks",), "?")
             raise ScenarioError(f"{origin}:{line}: checks: pytest file '{check.pytest}' not found next to the scenario")
+        for source in check.files.values() if isinstance(check, CommandCheck) else ():
+            if not (scenario.base_dir / source).exists():
+                line = lines.get(("checks",), "?")
+                raise ScenarioError(f"{origin}:{line}: checks: command file '{source}' not found next to the scenario")
     if isinstance(scenario.model, dict):  # an inline model entry: checked now, with its file:line
         from agents.models.config import build_provider
 

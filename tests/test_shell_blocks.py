@@ -41,7 +41,8 @@ def run(scenario_file, replies: list[str], **overrides):
 # -- which blocks run ------------------------------------------------------------------------------------------
 def test_shell_tags_run_with_their_shell_and_a_console_block_runs_its_prompt_lines():
     kinds = {lang: CodeBlock(lang, "echo hi").runnable_as for lang in ("sh", "bash", "shell", "Shell", "javascript")}
-    assert kinds == {"sh": "sh", "bash": "bash", "shell": "sh", "Shell": "sh", "javascript": None}
+    assert kinds == {"sh": "sh", "bash": "bash", "shell": "sh", "Shell": "sh", "javascript": "javascript"}
+    assert not CodeBlock("javascript", "x").runs_in([])  # a language runs only in a sandbox that has it
     session = "$ python report.py data.csv\ntotal 3\n$ ls \\\n>   -l\nreport.py\n"
     assert console_commands(session) == "python report.py data.csv\nls \\\n  -l\n"
     output_only = CodeBlock("console", "total 3\nreport.py\n")

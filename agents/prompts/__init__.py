@@ -7,8 +7,11 @@ from pathlib import Path
 from string import Template
 
 HERE = Path(__file__).parent
-PROMPT_VERSION = "v8"
+PROMPT_VERSION = "v9"
 """The prompts' version, recorded in every transcript.
+- v9: a sandbox with languages (C, C++, Go, Rust, JavaScript) gets system_languages.md, which names its toolchains
+  and how a file is named, built and tested; the reports name the blocks that run there. Python-only prompts are
+  unchanged.
 - v8: in a task about Python files, a report whose checks failed asks for the whole corrected file, also after a
   reply that only ran the tests or a shell command (it asked for "the corrected commands"); the system prompts are
   unchanged.
@@ -40,11 +43,31 @@ def render_from(folder: Path, name: str, **values: object) -> str:
     return template(name, folder).safe_substitute({k: str(v) for k, v in values.items()}).strip()
 
 
-def system_message(files: bool = False) -> str:
+def system_message(files: bool = False, languages: list[str] | tuple[str, ...] = ()) -> str:
     """The default self-debug system message for small local models: for a task about Python files (`files`), the
     one that also teaches `# filename:` (system_files.md); otherwise the script prompt, unchanged since v4, since
-    the file rules changed the 1.5B model's greedy script for clean_emails from right to wrong."""
+    the file rules changed the 1.5B model's greedy script for clean_emails from right to wrong. A sandbox with
+    other languages gets the prompt that names their toolchains and how a file is named and built."""
+    if languages:
+        from agents.languages import LANGUAGES
+
+        langs = [LANGUAGES[name] for name in languages]
+        how = " ".join(HOW_TO_BUILD[lang.name] for lang in langs)
+        return render("system_languages", toolchains="; ".join(f"{lang.title}: {lang.tools}" for lang in langs),
+                      tags=", ".join(f"```{lang.tags[0]}" for lang in langs) + ", ```python, ```sh", how=how)
     return render("system_files" if files else "system")
+
+
+HOW_TO_BUILD = {
+    "c": "C is compiled with `cc -g -fsanitize=address,undefined`: a bad memory access stops the program and names "
+         "its line.",
+    "cpp": "C++ is compiled with `c++ -std=c++20 -g -fsanitize=address,undefined`.",
+    "go": "Go: `go run main.go`; tests with `go test ./...` need a go.mod (`go mod init NAME`).",
+    "rust": "Rust: a single file is compiled with `rustc --edition 2021`; a cargo project (Cargo.toml, src/) is "
+            "built with `cargo run` or `cargo test` (no crates from crates.io).",
+    "javascript": "JavaScript runs with `node file.js` (CommonJS: require/module.exports).",
+}
+"""One sentence per language on how its files are built, in the languages' system prompt."""
 
 
 SYSTEM_MESSAGES = {"ag2.default": "autogen:AssistantAgent.DEFAULT_SYSTEM_MESSAGE"}

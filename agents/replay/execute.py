@@ -16,6 +16,7 @@ from rich.markup import escape
 
 from agents.codeblocks import SHELLS, CodeBlock, extract_code_blocks
 from agents.errors import TranscriptError
+from agents.languages import language_of_tag
 from agents.sandbox.config import SandboxConfig
 
 DIFF_LINES = 14
@@ -139,7 +140,7 @@ def compare(block: RecordedBlock, exit_code: int | None, output: str, paths: lis
 
 def _scenario_for_checks(t: dict[str, Any]) -> Any:
     """The recorded scenario (for re-running its checks), or None when it cannot be rebuilt here."""
-    from agents.checks import PytestCheck
+    from agents.checks import CommandCheck, PytestCheck
     from agents.scenario import Scenario
 
     snap = dict(t.get("scenario") or {})
@@ -151,7 +152,18 @@ def _scenario_for_checks(t: dict[str, Any]) -> Any:
     scenario.path = Path(source) if source else None
     if any(isinstance(c, PytestCheck) and not (scenario.base_dir / c.pytest).is_file() for c in scenario.checks):
         return None  # the scenario's pytest file is gone: the checks cannot be re-run faithfully
+    if any(isinstance(c, CommandCheck) and not all((scenario.base_dir / f).exists() for f in c.files.values())
+           for c in scenario.checks):
+        return None  # likewise a command check's hidden files
     return scenario
+
+
+def run_language(tag: str) -> str:
+    """How a recorded block runs again: its shell, its language (```c++ -> cpp), or Python."""
+    if tag in SHELLS:
+        return tag
+    lang = language_of_tag(tag)
+    return lang.name if lang is not None else "python"
 
 
 def fresh_workspace(t: dict[str, Any]) -> Path:
@@ -191,7 +203,7 @@ def _replay_attempt(t: dict[str, Any], cfg: SandboxConfig, blocks: list[Recorded
         for block in blocks:
             # a `# filename:` block is saved again where it was (and run when it is a .py), in the recorded order
             code, _ = with_needed(block.code, workspace)  # as the proxy saved it (agents/dropped_defs.py)
-            result = executor.execute(code, block.language if block.language in SHELLS else "python")
+            result = executor.execute(code, run_language(block.language))
             checks = None  # compared when the checks ran then (after the turn's last block, whatever its exit)
             if block.checks and scenario is not None:
                 checks = [c.to_dict() for c in run_checks(scenario, executor, result)]

@@ -5,10 +5,15 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from agents.config import Strict
 from agents.defaults import SANDBOX_IMAGE
+from agents.languages import normalize
+
+COMPILED_DEFAULTS = {"memory": "2g", "timeout": 60.0, "pids": 256, "tmpfs_size": "1g", "disk": "512m"}
+"""The limits a sandbox with languages gets where the scenario sets none: measured so that rustc, cargo test, `go
+build` and a C++ build with CMake and Catch2 succeed on one CPU (docs/BENCHMARKS.md, "Toolchains")."""
 
 
 class SandboxConfig(Strict):
@@ -17,7 +22,11 @@ class SandboxConfig(Strict):
     kind: str = "docker"
     """docker (default, hardened container) | local (opt-in subprocess, no isolation) | a dotted path."""
     image: str = SANDBOX_IMAGE
-    """Docker image, built locally by `codeduet sandbox build`."""
+    """Docker image, built locally by `codeduet sandbox build`; with `languages`, the image built for them
+    (`codeduet sandbox build --languages c,go`)."""
+    languages: list[str] = Field(default_factory=list)
+    """Languages besides Python the code may use: c, cpp, go, rust, javascript (agents/languages.py). Their blocks
+    are built and run, and the image has their toolchains; Python is always there."""
     timeout: float = Field(default=30, gt=0, le=3600)
     """Seconds per code block; the whole process tree is killed at the limit."""
     memory: str = "512m"
@@ -42,6 +51,26 @@ class SandboxConfig(Strict):
     copy_back_max: str = "16m"
     """The largest file copied back from the sandbox to the run folder after a block; a bigger one stays in the
     sandbox (the next blocks of the attempt still see it) and the execution lists it by name and size."""
+
+    @field_validator("languages", mode="before")
+    @classmethod
+    def _languages(cls, v: object) -> list[str]:
+        if isinstance(v, str):
+            v = [part for part in v.replace(",", " ").split() if part]
+        if not isinstance(v, (list, tuple)):
+            raise ValueError("languages is a list such as [c, go]")
+        return list(normalize(v))
+
+    @model_validator(mode="after")
+    def _language_defaults(self) -> "SandboxConfig":
+        """With languages: their image, and limits a compiler fits in, where the scenario names none."""
+        if self.languages:
+            unset = {k: v for k, v in COMPILED_DEFAULTS.items() if k not in self.model_fields_set}
+            if "image" not in self.model_fields_set:
+                unset["image"] = language_image(self.languages)
+            for key, value in unset.items():
+                object.__setattr__(self, key, value)  # defaults only: validate_assignment stays off
+        return self
 
     @field_validator("memory", "tmpfs_size", "disk", "copy_back_max")
     @classmethod
@@ -71,3 +100,12 @@ def parse_size(v: str) -> int:
     if v[-1] in units:
         return int(float(v[:-1]) * units[v[-1]])
     return int(v)
+
+
+def language_image(languages: list[str] | tuple[str, ...], base: str = SANDBOX_IMAGE) -> str:
+    """The image tag of a language set: the default image's repository tagged with the languages (`:c-go`); Python
+    alone: `base`."""
+    if not languages:
+        return base
+    repo = base.rpartition(":")[0] if ":" in base.rpartition("/")[2] else base
+    return f"{repo}:{'-'.join(sorted(languages))}"

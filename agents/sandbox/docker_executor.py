@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from agents.errors import DockerUnavailable
+from agents.languages import LANGUAGES
 from agents.protocols import ExecResult
 from agents.run_folder import container_name
 from agents.sandbox.archive import CopyReport, WorkspaceSync
 from agents.sandbox.config import SandboxConfig
-from agents.sandbox.filenames import place_block, ran_as, run_argv
+from agents.sandbox.filenames import command_for, not_in_sandbox, place_block, ran_as
 from agents.sandbox.lost import between_blocks, check_count, lost_state, remove_lost, under_block
 from agents.sandbox.offline import pip_note
 from agents.sandbox.output import BoundedOutput
@@ -32,7 +33,7 @@ LABEL_WORKSPACE = "org.codeduet.workspace"
 """The host folder the run's workspace is copied back to (how tests find the containers they started)."""
 SANDBOX_UID = 1000
 RUNNERS = {"python": ["python3", "-u"], "sh": ["sh"], "bash": ["bash"]}
-SUFFIX = {"python": ".py", "sh": ".sh", "bash": ".sh"}
+SUFFIX = {"python": ".py", "sh": ".sh", "bash": ".sh", **{lang.name: lang.suffix for lang in LANGUAGES.values()}}
 BROKEN = "\n[codeduet: the sandbox runner stopped answering during this block; later blocks use docker exec]"
 NO_SPACE = ("No space left on device", "[Errno 28]", "ENOSPC")
 NAME_WAIT_S = 30.0
@@ -60,6 +61,23 @@ def workspace_mount(cfg: SandboxConfig) -> Any:
                  driver_config=DriverConfig("local", {"type": "tmpfs", "device": "tmpfs", "o": options}))
 
 
+ENVIRONMENT = {
+    "HOME": "/tmp", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg",
+    # no .pyc: a module saved twice within a second at the same size would run stale
+    "PYTHONDONTWRITEBYTECODE": "1",
+    # the project's root is importable from any file (tests/test_x.py imports pkg), as under pytest; a file's own
+    # folder still comes first
+    "PYTHONPATH": "/workspace",
+    # no network: pip fails at once instead of retrying a download it cannot make
+    "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+"""The environment of every sandbox."""
+SANITIZERS = {"ASAN_OPTIONS": "print_legend=0:detect_leaks=1", "UBSAN_OPTIONS": "print_stacktrace=1",
+              "LSAN_OPTIONS": ""}
+"""With languages: AddressSanitizer reports without its shadow-byte legend and counts a leak as a failure (it names
+the allocation's line); UBSan prints the stack of its finding. LSAN_OPTIONS is emptied: its `exitcode` is shared with
+ASan, so exitcode=0 there let a heap overflow exit 0."""
+
+
 def hardening(cfg: SandboxConfig) -> dict[str, Any]:
     """docker-py create kwargs that make the container a sandbox."""
     user = "{}:{}".format(*sandbox_owner())
@@ -70,21 +88,15 @@ def hardening(cfg: SandboxConfig) -> dict[str, Any]:
         "nano_cpus": int(cfg.cpus * 1e9),
         "pids_limit": cfg.pids,
         "read_only": True,
-        "tmpfs": {"/tmp": f"rw,nosuid,nodev,size={cfg.tmpfs_size}"},
+        # with languages, /tmp holds the build caches and the programs built there run: exec (/workspace is too)
+        "tmpfs": {"/tmp": f"rw,{'exec,' if cfg.languages else ''}nosuid,nodev,size={cfg.tmpfs_size}"},
         "user": user,
         "cap_drop": ["ALL"],
         "security_opt": ["no-new-privileges"],
         "ipc_mode": "private",
-        "environment": {"HOME": "/tmp", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg",
-                        # no .pyc: a module saved twice within a second at the same size would run stale
-                        "PYTHONDONTWRITEBYTECODE": "1",
-                        # the project's root is importable from any file (tests/test_x.py imports pkg), as
-                        # under pytest; a file's own folder still comes first
-                        "PYTHONPATH": "/workspace",
-                        # no network: pip fails at once instead of retrying a download it cannot make
-                        "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+        "environment": ENVIRONMENT,
         "mounts": [workspace_mount(cfg)],
-    }
+    } | ({"environment": {**ENVIRONMENT, **SANITIZERS}} if cfg.languages else {})
 
 
 class DockerExecutor:
@@ -101,6 +113,8 @@ class DockerExecutor:
         self.container: Any = None
         self.client: Any = None
         self.image_id: str | None = None
+        self.image = cfg.image
+        """The image the container runs: cfg.image, or a built image with more languages (resolve_image)."""
         self.counter = 0
         self._oom_kills = 0
         self._lock = threading.Lock()
@@ -132,12 +146,13 @@ class DockerExecutor:
         that removes it if this process dies without stop(), even by kill -9 (agents/sandbox/reaper.py)."""
         if self.container is not None:
             return
-        from agents.sandbox.image import docker_client, ensure_image
+        from agents.sandbox.image import docker_client, ensure_image, resolve_image
         from agents.sandbox.reaper import Reaper
 
         self._close_client()  # a lost container's replacement gets a new client
         self.client = docker_client()
-        self.image_id = ensure_image(self.cfg.image, self.client)
+        self.image = resolve_image(self.cfg.image, self.cfg.languages, self.client)
+        self.image_id = ensure_image(self.image, self.client, self.cfg.languages)
         self.workspace.mkdir(parents=True, exist_ok=True)
         if self.reaper is None:  # before the container: no moment without a cleaner
             self.reaper = Reaper(f"{LABEL}={self.run_id}", self.reap_folder)
@@ -165,7 +180,7 @@ class DockerExecutor:
 
     def _create(self, name: str, labels: dict[str, str]) -> Any:
         return self.client.containers.run(
-            self.cfg.image, command=["python3", "-c", RUNNER], detach=True, name=name,
+            self.image, command=["python3", "-c", RUNNER], detach=True, name=name,
             labels=labels, working_dir="/workspace", init=False, stdin_open=True, **hardening(self.cfg))
 
     def _await_gone(self, name: str, timeout: float = NAME_WAIT_S) -> None:
@@ -234,7 +249,7 @@ class DockerExecutor:
 
     def describe(self) -> dict[str, Any]:
         """Kind, image, image id and limits, for the transcript."""
-        return {"kind": "docker", "image": self.cfg.image, "image_id": self.image_id,
+        return {"kind": "docker", "image": self.image, "image_id": self.image_id,
                 "container": container_name(self.run_id), **self.cfg.model_dump(exclude={"kind", "image"})}
 
     # -- execution ---------------------------------------------------------------------------
@@ -243,15 +258,18 @@ class DockerExecutor:
         or bash (`language`); a block whose first line is `# filename: path` is saved at that path, and run only when
         it is a .py file (or a shell block's .sh file). A shell block's `pip install` gets a line on the missing
         network (agents/sandbox/offline.py)."""
+        missing = not_in_sandbox(language, self.cfg.languages)
+        if missing is not None:
+            return missing
         placed = place_block(self.workspace, code, language, self.cfg.disk_bytes, self.cfg.disk, self._next_name,
-                             self.links_on)
+                             self.links_on, self.cfg.languages)
         if isinstance(placed, ExecResult):  # a file only saved, or refused
             return placed
         filename, language, note = placed
-        self._fallback = [*RUNNERS[language], "-c", code]  # if the code filled the workspace: the run goes on
+        # if the code filled the workspace: the run goes on from the block's text (a compiled block cannot)
+        self._fallback = [*RUNNERS[language], "-c", code] if language in RUNNERS else None
         try:
-            argv, how = run_argv("python3", self.workspace, filename, self.cfg.error_locals) \
-                if language == "python" else ([*RUNNERS[language], filename], "")
+            argv, how = command_for("python3", language, self.workspace, filename, self.cfg.error_locals)
             result = self.run_command(argv)
         finally:
             self._fallback = None
@@ -264,7 +282,7 @@ class DockerExecutor:
         return ran_as(result, filename, language, note, how)
 
     def _next_name(self, language: str) -> str:
-        """The next throwaway file name: block01.py, block02.sh, ..."""
+        """The next throwaway file name: block01.py, block02.sh, block03.c, ..."""
         self.counter += 1
         return f"block{self.counter:02d}{SUFFIX[language]}"
 

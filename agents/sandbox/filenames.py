@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
+from agents.languages import LANGUAGES, in_cargo_project, language_of_path
+from agents.languages import run_argv as language_argv
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import python_argv
 from agents.sandbox.safe_write import write_new_file
@@ -126,7 +128,7 @@ def file_block(code: str, workspace: Path, size_limit: int, size_label: str,
     if raw is None:
         return None
     path = clean_path(raw)
-    whole = PurePosixPath(path).suffix.lower() in RUN_SUFFIXES | SHELL_SUFFIXES
+    whole = PurePosixPath(path).suffix.lower() in RUN_SUFFIXES | SHELL_SUFFIXES or keeps_first_line(path, code)
     content = code if whole else _without_first_line(code)
     block = FileBlock(path, content.rstrip("\n") + "\n" if content.strip() else content)  # one final newline
     if PurePosixPath(path).suffix.lower() not in RUN_SUFFIXES and is_python_code(block.content):
@@ -156,6 +158,14 @@ def file_block(code: str, workspace: Path, size_limit: int, size_label: str,
     return block
 
 
+def keeps_first_line(path: str, code: str) -> bool:
+    """A C, C++, Go, Rust or JavaScript file whose `filename:` line is a comment there (`// filename: main.c`, not
+    `# filename:`) is saved whole, so the line numbers of its compiler errors are the ones the model sent."""
+    lang = language_of_path(path)
+    first = code.lstrip("\n").split("\n", 1)[0].strip()
+    return lang is not None and lang.name in LANGUAGES and first.startswith(("//", "/*"))
+
+
 def _without_first_line(code: str) -> str:
     """A data file's content: the block without its `filename:` comment line."""
     rest = code.lstrip("\n").split("\n", 1)
@@ -177,10 +187,13 @@ def refused_result(reason: str, language: str) -> ExecResult:
 
 def place_block(workspace: Path, code: str, language: str, size_limit: int, size_label: str,
                 next_name: Callable[[str], str],
-                sandbox_links: Callable[[str], Iterable[str]] | None = None) -> ExecResult | tuple[str, str, str]:
+                sandbox_links: Callable[[str], Iterable[str]] | None = None,
+                languages: tuple[str, ...] | list[str] = ()) -> ExecResult | tuple[str, str, str]:
     """Write a block where it goes, never through a link: the path its `# filename:` line names, else the next
     throwaway name. Returns (file to run, language, a note for its output), or the finished report of a file only
-    saved or refused. `language`: python, sh or bash (how the block runs), or any other tag of a block only saved."""
+    saved or refused. `language`: python, sh, bash or one of the sandbox's `languages` (how the block runs), or any
+    other tag of a block only saved. A saved source file of one of `languages` is also built and run when it is a
+    whole program (it has a main), unless cargo builds it (a Cargo.toml above it)."""
     note = ""
     try:
         block = file_block(code, workspace, size_limit, size_label, sandbox_links)
@@ -197,6 +210,10 @@ def place_block(workspace: Path, code: str, language: str, size_limit: int, size
         return block.path, "python", ""
     if language in ("sh", "bash") and PurePosixPath(block.path).suffix.lower() in SHELL_SUFFIXES:
         return block.path, language, ""
+    own = language_of_path(block.path)
+    if own is not None and own.name in languages and own.program(block.content) \
+            and not (own.name == "rust" and in_cargo_project(workspace, block.path)):
+        return block.path, own.name, ""
     return saved_result(block, language)
 
 
@@ -237,6 +254,26 @@ def run_argv(python: str, workspace: Path, filename: str, error_locals: bool) ->
         return [python, "-u", *PYTEST, filename], \
             f"[codeduet: {filename} holds pytest tests, so it ran as `python3 -m pytest -q {filename}`]"
     return python_argv(python, filename, error_locals, package_of(workspace, filename)), ""
+
+
+def command_for(python: str, language: str, workspace: Path, filename: str,
+                error_locals: bool) -> tuple[list[str], str]:
+    """The argv that runs a placed file (and a note for its output): Python by `run_argv`'s rules, a shell script
+    with its shell, a source file of a language built and run by its script (agents/languages.py)."""
+    if language == "python":
+        return run_argv(python, workspace, filename, error_locals)
+    if language in LANGUAGES:
+        return language_argv(LANGUAGES[language], workspace, filename), ""
+    return [language, filename], ""
+
+
+def not_in_sandbox(language: str, languages: list[str]) -> ExecResult | None:
+    """The report of a block whose language this sandbox lacks (nothing ran), else None."""
+    if language not in LANGUAGES or language in languages:
+        return None
+    return ExecResult(exit_code=1, language=language, duration_s=0.0, output=(
+        f"[codeduet: not run: this sandbox has no {LANGUAGES[language].title} toolchain; a scenario that needs it "
+        f"says `sandbox: {{languages: [{language}]}}` (or run with --languages {language})]"))
 
 
 def ran_as(result: ExecResult, filename: str, language: str, *notes: str) -> ExecResult:

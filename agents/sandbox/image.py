@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 from agents import __version__
 from agents.defaults import COMMAND, SANDBOX_IMAGE
 from agents.errors import DockerUnavailable, EnvironmentProblem, ImageMissing
+from agents.languages import packages as language_packages
 from agents.paths import codeduet_home
+from agents.sandbox.config import language_image
 
 if TYPE_CHECKING:
     import docker
@@ -24,6 +26,10 @@ if TYPE_CHECKING:
 
 IMAGE_DEFAULT = SANDBOX_IMAGE
 SUITE = "bookworm"
+LANGUAGE_SUITE = "trixie"
+"""Images with toolchains are built from Debian 13: rustc 1.85 (edition 2024), Go 1.24, gcc 14, Node 20; bookworm's
+rustc 1.63 and Go 1.19 refuse much of what models write today (let-else, `min`/`slices`). The Python-only image stays
+on bookworm (its Python 3.11, the one every benchmark so far ran on)."""
 PACKAGES = ("python3", "python3-numpy", "python3-pandas", "python3-pytest", "procps")
 """Debian packages in the rootfs (minbase already brings coreutils, with `timeout`)."""
 PYTHON_PACKAGES = tuple(p.removeprefix("python3-") for p in PACKAGES if p.startswith("python3-"))
@@ -34,6 +40,7 @@ LABEL = "org.codeduet.sandbox"
 VERSION_LABEL = "org.codeduet.sandbox.version"
 PYTHON_LABEL = "org.codeduet.sandbox.python"
 ROOTFS_LABEL = "org.codeduet.sandbox.rootfs"
+LANGUAGES_LABEL = "org.codeduet.sandbox.languages"
 DOCKER_DIR = Path(__file__).resolve().parent / "docker"
 """The image recipes, shipped inside the package so `sandbox build` works from any install."""
 ROOTFS_SCRIPT = DOCKER_DIR / "build-rootfs.sh"
@@ -47,10 +54,32 @@ RUN groupadd --gid {uid} sandbox \\
  && mkdir -p /workspace && chown sandbox:sandbox /workspace \\
  && ln -sf /usr/bin/python3 /usr/local/bin/python
 ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 HOME=/tmp LANG=C.UTF-8
-WORKDIR /workspace
+{languages}WORKDIR /workspace
 USER sandbox
 CMD ["python3"]
 """
+GO_WRAPPER = DOCKER_DIR / "go-wrapper.sh"
+LANGUAGE_STEPS = {
+    "go": "COPY go-wrapper.sh /usr/local/bin/go\n"
+          "RUN GOCACHE=/opt/codeduet/go-cache HOME=/tmp GOTOOLCHAIN=local /usr/bin/go build std \\\n"
+          " && chmod -R a+rX /opt/codeduet && chmod 755 /usr/local/bin/go\n",
+}
+LANGUAGE_ENV = {
+    "go": "GOCACHE=/tmp/go-build GOPATH=/tmp/go GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=mod GOTELEMETRY=off",
+    "rust": "CARGO_HOME=/tmp/cargo CARGO_NET_OFFLINE=true CARGO_TERM_COLOR=never",
+    "javascript": "NODE_DISABLE_COLORS=1 NO_COLOR=1",
+}
+"""What each language adds to the image's top layer: caches and HOME-like folders on the writable /tmp; for Go, the
+standard library compiled once (a fresh sandbox's first `go run` took 21 s on one CPU without it, 2 s with it).
+The sanitizers' options are the container's environment (agents/sandbox/docker_executor.py), not the image's."""
+
+
+def language_layer(languages: tuple[str, ...]) -> str:
+    """The Dockerfile lines the languages add, after the user is made and before USER drops root: their build steps,
+    then one ENV line (each Dockerfile step is a layer commit, 20-30 s on a 1.5 GB image here)."""
+    steps = "".join(LANGUAGE_STEPS.get(name, "") for name in languages)
+    env = " ".join(dict.fromkeys(LANGUAGE_ENV[name] for name in languages if name in LANGUAGE_ENV))
+    return steps + (f"ENV {env}\n" if env else "")
 
 
 def docker_client() -> docker.DockerClient:
@@ -92,13 +121,33 @@ def image_status(tag: str = IMAGE_DEFAULT, client: docker.DockerClient | None = 
     }
 
 
-def ensure_image(tag: str = IMAGE_DEFAULT, client: docker.DockerClient | None = None) -> str:
+def ensure_image(tag: str = IMAGE_DEFAULT, client: docker.DockerClient | None = None,
+                 languages: tuple[str, ...] | list[str] = ()) -> str:
     """The id of the local image `tag`; ImageMissing if absent (never pulls)."""
     status = image_status(tag, client)
     if not status["exists"]:
+        if languages and tag == language_image(tuple(languages)):
+            hint = BUILD_HINT.replace("build`", f"build --languages {','.join(languages)}`")
+            raise ImageMissing(f"no sandbox image with {', '.join(languages)} is built: {hint} (a few minutes, "
+                               "offline from Debian's packages)")
         hint = BUILD_HINT if tag == IMAGE_DEFAULT else BUILD_HINT.replace("build`", f"build --image {tag}`")
         raise ImageMissing(f"sandbox image {tag} not found: {hint}")
     return status["id"]
+
+
+def resolve_image(tag: str, languages: tuple[str, ...] | list[str] = (),
+                  client: docker.DockerClient | None = None) -> str:
+    """The image a sandbox runs: `tag`; or, when `tag` is the default image of a language set and is not built, the
+    smallest built codeduet image that has every one of those languages (`sandbox build --languages
+    c,cpp,go,javascript,rust` serves every scenario)."""
+    if not languages or tag != language_image(tuple(languages)):
+        return tag
+    client = client or docker_client()
+    if image_status(tag, client)["exists"]:
+        return tag
+    fits = [image for image in client.images.list(filters={"label": LANGUAGES_LABEL}) if image.tags and
+            set(languages) <= set((image.labels or {}).get(LANGUAGES_LABEL, "").split(","))]
+    return min(fits, key=lambda image: image.attrs.get("Size") or 0).tags[0] if fits else tag
 
 
 def remove_image(tag: str = IMAGE_DEFAULT, *, base: bool = True) -> list[str]:
@@ -136,6 +185,13 @@ def rootfs_key(packages: tuple[str, ...] = PACKAGES, suite: str = SUITE) -> str:
     return digest.hexdigest()[:12]
 
 
+def recipe(languages: tuple[str, ...] = ()) -> tuple[str, tuple[str, ...]]:
+    """The Debian suite and packages of the image for a language set (none: the Python image)."""
+    if not languages:
+        return SUITE, PACKAGES
+    return LANGUAGE_SUITE, PACKAGES + language_packages(languages)
+
+
 def build_dir() -> Path:
     """Where rootfs tarballs and build logs are cached (outside the repo)."""
     path = codeduet_home() / "build"
@@ -144,18 +200,22 @@ def build_dir() -> Path:
 
 
 def build_image(
-    tag: str = IMAGE_DEFAULT, *, method: str = "auto", console: Console | None = None
+    tag: str | None = None, *, method: str = "auto", console: Console | None = None,
+    languages: tuple[str, ...] = (),
 ) -> str:
-    """Build `tag` locally (auto: mmdebstrap when installed, else docker/Dockerfile); returns the image id."""
+    """Build `tag` (default: the image of `languages`) locally (auto: mmdebstrap when installed, else a
+    Dockerfile); returns the image id."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+    languages = tuple(sorted(languages))
+    tag = tag or language_image(languages)
     if method == "auto":
         method = "mmdebstrap" if shutil.which("mmdebstrap") else "dockerfile"
     client = docker_client()
     with _steps(console) as step:
         if method == "mmdebstrap":
-            return _build_mmdebstrap(client, tag, step)
-        return _build_dockerfile(client, tag, step)
+            return _build_mmdebstrap(client, tag, step, languages)
+        return _build_dockerfile(client, tag, step, languages)
 
 
 Detail = Callable[[str], None]
@@ -187,17 +247,19 @@ def _steps(console: Console | None) -> Iterator[StepFn]:
         yield step
 
 
-def _build_mmdebstrap(client: docker.DockerClient, tag: str, step: StepFn) -> str:
+def _build_mmdebstrap(client: docker.DockerClient, tag: str, step: StepFn, languages: tuple[str, ...] = ()) -> str:
     """Rootfs tarball (cached) -> docker import as the base tag (skipped if current) -> user layer."""
-    key = rootfs_key()
-    tarball = build_dir() / f"rootfs-{key}.tar"
+    suite, packages = recipe(languages)
+    key = rootfs_key(packages, suite)
+    tarball = build_dir() / f"rootfs-{'-'.join(languages) or 'python'}-{key}.tar"
     python = _python_of(tarball)
     if tarball.exists() and python:
         with step(f"rootfs (cached {tarball.name})"):
             pass
     else:
-        with step("rootfs") as detail:
-            _run_rootfs_script(tarball, detail)
+        what = f"rootfs (Debian {suite}" + (f" with {', '.join(languages)})" if languages else ")")
+        with step(what) as detail:
+            _run_rootfs_script(tarball, detail, suite, packages)
         python = _python_of(tarball)
         _prune_rootfs(keep=tarball)
     base = base_tag(tag)
@@ -211,26 +273,41 @@ def _build_mmdebstrap(client: docker.DockerClient, tag: str, step: StepFn) -> st
             out = client.api.import_image_from_file(str(tarball), repository=repo, tag=version, changes=changes)
             if "errorDetail" in str(out) or not image_status(base, client)["exists"]:
                 raise EnvironmentProblem(f"docker import of {tarball} failed: {str(out).strip()[-200:]}")
-    dockerfile = LAYER_DOCKERFILE.format(base=base, uid=SANDBOX_UID)
-    labels = _labels(python, "mmdebstrap", key + dockerfile)
-    with step("layer") as detail:
+    dockerfile = LAYER_DOCKERFILE.format(base=base, uid=SANDBOX_UID, languages=language_layer(languages))
+    labels = _labels(python, "mmdebstrap", key + dockerfile, languages)
+    with step("layer" + (" (Go's standard library is compiled once: about 2 min)" if "go" in languages else "")) \
+            as detail:
         return _docker_build(client, tag, dockerfile, labels, {}, detail)
 
 
-def _build_dockerfile(client: docker.DockerClient, tag: str, step: StepFn) -> str:
-    """docker/Dockerfile (FROM python:3.12-slim); needs a reachable registry for the base image."""
-    dockerfile = (DOCKER_DIR / "Dockerfile").read_text()
-    labels = _labels(None, "dockerfile", dockerfile)
-    with step("build docker/Dockerfile") as detail:
-        args = {"CODEDUET_VERSION": labels[VERSION_LABEL]}
-        hint = "it needs a registry for python:3.12-slim; offline, install mmdebstrap and use --method mmdebstrap"
+DEBIAN_DOCKERFILE = """\
+FROM debian:{suite}-slim
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends {packages} \\
+ && rm -rf /var/lib/apt/lists/*
+"""
+
+
+def _build_dockerfile(client: docker.DockerClient, tag: str, step: StepFn, languages: tuple[str, ...] = ()) -> str:
+    """docker/Dockerfile (FROM python:3.12-slim), or for languages Debian's own image with their packages; both need
+    a reachable registry for the base image."""
+    if languages:
+        suite, packages = recipe(languages)
+        dockerfile = DEBIAN_DOCKERFILE.format(suite=suite, packages=" ".join(packages)) + \
+            LAYER_DOCKERFILE.format(base="scratch", uid=SANDBOX_UID, languages=language_layer(languages)) \
+            .replace("FROM scratch\n", "")
+    else:
+        dockerfile = (DOCKER_DIR / "Dockerfile").read_text()
+    labels = _labels(None, "dockerfile", dockerfile, languages)
+    with step(f"build {tag} from a Dockerfile") as detail:
+        args = {} if languages else {"CODEDUET_VERSION": labels[VERSION_LABEL]}
+        hint = "it needs a registry for its base image; offline, install mmdebstrap and use --method mmdebstrap"
         return _docker_build(client, tag, dockerfile, labels, args, detail, hint)
 
 
-def _labels(python: str | None, method: str, recipe: str) -> dict[str, str]:
+def _labels(python: str | None, method: str, recipe: str, languages: tuple[str, ...] = ()) -> dict[str, str]:
     """The labels every sandbox image carries (python is filled by the Dockerfile when None)."""
     version = f"{__version__}-{hashlib.sha256(recipe.encode()).hexdigest()[:8]}"
-    labels = {LABEL: "1", VERSION_LABEL: version, f"{LABEL}.method": method,
+    labels = {LABEL: "1", VERSION_LABEL: version, f"{LABEL}.method": method, LANGUAGES_LABEL: ",".join(languages),
               f"{LABEL}.built": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     if python:
         labels[PYTHON_LABEL] = python
@@ -243,6 +320,7 @@ def _docker_build(client: docker.DockerClient, tag: str, dockerfile: str, labels
     old_id = image_status(tag, client).get("id")
     with tempfile.TemporaryDirectory(prefix="codeduet-layer-") as ctx:
         Path(ctx, "Dockerfile").write_text(dockerfile)
+        shutil.copy(GO_WRAPPER, Path(ctx, "go-wrapper.sh"))
         log: list[str] = []
         stream = client.api.build(path=ctx, tag=tag, labels=labels, buildargs=buildargs, rm=True,
                                   forcerm=True, decode=True)
@@ -263,12 +341,12 @@ def _docker_build(client: docker.DockerClient, tag: str, dockerfile: str, labels
     return new_id
 
 
-def _run_rootfs_script(tarball: Path, detail: Detail) -> None:
+def _run_rootfs_script(tarball: Path, detail: Detail, suite: str = SUITE, packages: tuple[str, ...] = PACKAGES) -> None:
     """Run docker/build-rootfs.sh (via `sudo -n` when not root), logging next to the tarball."""
     if not shutil.which("mmdebstrap"):
         raise EnvironmentProblem("mmdebstrap not found: run `sudo apt-get install -y mmdebstrap` "
                                  "or build with --method dockerfile")
-    cmd = ["sh", str(ROOTFS_SCRIPT), str(tarball), SUITE, ",".join(PACKAGES)]
+    cmd = ["sh", str(ROOTFS_SCRIPT), str(tarball), suite, ",".join(packages)]
     if os.geteuid() != 0 and shutil.which("sudo"):
         cmd = ["sudo", "-n", *cmd]
     log_path = tarball.with_suffix(".log")
@@ -291,9 +369,13 @@ def _python_of(tarball: Path) -> str | None:
 
 
 def _prune_rootfs(keep: Path) -> None:
-    """Delete cached rootfs tarballs (and sidecars) of other package lists."""
+    """Delete the cached rootfs tarballs (and sidecars) of the same language set built from other package lists, and
+    those of an older naming (rootfs-KEY.tar)."""
+    family = keep.stem.rpartition("-")[0]
     for path in keep.parent.glob("rootfs-*"):
-        if not path.name.startswith(keep.stem):
+        stem = path.name.split(".")[0]
+        stale = stem.rpartition("-")[0] == family or stem.count("-") == 1
+        if stale and not path.name.startswith(keep.stem):
             path.unlink(missing_ok=True)
 
 

@@ -11,9 +11,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agents.languages import LANGUAGES
 from agents.protocols import ExecResult
 from agents.sandbox.config import SandboxConfig
-from agents.sandbox.filenames import place_block, ran_as, run_argv
+from agents.sandbox.filenames import command_for, not_in_sandbox, place_block, ran_as
 from agents.sandbox.output import BoundedOutput
 
 WARNING = "sandbox kind 'local' runs LLM-written code on this machine with your permissions: no isolation"
@@ -43,18 +44,22 @@ class LocalExecutor:
     def execute(self, code: str, language: str = "python") -> ExecResult:
         """Write the block and run it; a `# filename: path` block is saved there and run only when it is a .py."""
         self.start()
-        placed = place_block(self.workspace, code, language, self.cfg.disk_bytes, self.cfg.disk, self._next_name)
+        missing = not_in_sandbox(language, self.cfg.languages)
+        if missing is not None:
+            return missing
+        placed = place_block(self.workspace, code, language, self.cfg.disk_bytes, self.cfg.disk, self._next_name,
+                             languages=self.cfg.languages)
         if isinstance(placed, ExecResult):  # a file only saved, or refused
             return placed
         filename, language, note = placed
-        argv, how = run_argv(sys.executable, self.workspace, filename, self.cfg.error_locals) \
-            if language == "python" else ([language, filename], "")
+        argv, how = command_for(sys.executable, language, self.workspace, filename, self.cfg.error_locals)
         return ran_as(self.run_command(argv), filename, language, note, how)
 
     def _next_name(self, language: str) -> str:
         """The next throwaway file name: block01.py, block02.sh, ..."""
         self.counter += 1
-        return f"block{self.counter:02d}{'.py' if language == 'python' else '.sh'}"
+        suffix = LANGUAGES[language].suffix if language in LANGUAGES else ".py" if language == "python" else ".sh"
+        return f"block{self.counter:02d}{suffix}"
 
     def run_command(self, argv: list[str], timeout: float | None = None) -> ExecResult:
         """Run in its own process group, killed as a group at the timeout; the host env is not passed."""

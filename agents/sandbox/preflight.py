@@ -23,11 +23,11 @@ def preflight(cfg: SandboxConfig) -> list[str]:
     if cfg.kind != "docker":
         return lines
     from agents.sandbox.cleanup import remove_orphans
-    from agents.sandbox.image import docker_client, ensure_image
+    from agents.sandbox.image import docker_client, ensure_image, resolve_image
 
     client = docker_client()
     try:
-        ensure_image(cfg.image, client)
+        ensure_image(resolve_image(cfg.image, cfg.languages, client), client, cfg.languages)
         removed = remove_orphans(client)
     finally:
         client.close()

@@ -4,26 +4,31 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from agents.sandbox.config import SandboxConfig
+from agents.sandbox.config import SandboxConfig, language_image
 from agents.sandbox.image import BUILD_HINT
 from agents.status import EXIT_ENVIRONMENT, EXIT_OK
 
 
-def print_status(image: str, console: Console) -> int:
-    """Daemon, image and default limits; exit 3 when the image is missing."""
+def print_status(image: str | None, console: Console, languages: tuple[str, ...] = ()) -> int:
+    """Daemon, the image (of `languages`, when no image is named), every codeduet image built with its languages,
+    and the default limits; exit 3 when the image is missing."""
     from agents.sandbox.cleanup import codeduet_containers, is_orphan
     from agents.sandbox.docker_executor import LABEL, LABEL_PID, hardening
-    from agents.sandbox.image import docker_client, image_status
+    from agents.sandbox.image import docker_client, image_status, resolve_image
 
     client = docker_client()
+    image = image or resolve_image(language_image(languages), languages, client)
     info = image_status(image)
     console.print(f"docker: reachable (server {client.version().get('Version', '?')})")
     if info.get("exists"):
         console.print(f"image: {image} present, id {str(info.get('id'))[:19]}, "
                       f"size {int(info.get('size') or 0) / 1e6:.0f} MB")
     else:
-        console.print(f"image: {image} [red]missing[/]: {BUILD_HINT}")
-    cfg = SandboxConfig(image=image)
+        hint = BUILD_HINT.replace("build`", f"build --languages {','.join(languages)}`") if languages else BUILD_HINT
+        console.print(f"image: {image} [red]missing[/]: {hint}")
+    for line in built_images(client):
+        console.print(line, highlight=False)
+    cfg = SandboxConfig(image=image, languages=list(languages))
     console.print("limits (scenario defaults): " + ", ".join(
         f"{k}={v}" for k, v in hardening(cfg).items() if k not in ("environment", "mounts"))
         + f", workspace=tmpfs volume of {cfg.disk} (no host bind mount), timeout={cfg.timeout:g}s"
@@ -38,6 +43,22 @@ def print_status(image: str, console: Console) -> int:
         state = f"orphan: its process ({owner}) is gone" if c in orphans else f"in use by {owner}"
         console.print(f"  {c.name}  run {labels.get(LABEL, '?')}  {state}", soft_wrap=True, highlight=False)
     return EXIT_OK if info.get("exists") else EXIT_ENVIRONMENT
+
+
+def built_images(client: object) -> list[str]:
+    """One line per codeduet sandbox image built here: tag, languages with their toolchains' packages, size."""
+    from agents.sandbox.image import LABEL, LANGUAGES_LABEL, ROOTFS_LABEL
+
+    lines = []
+    for img in client.images.list(filters={"label": f"{LABEL}=1"}):  # type: ignore[attr-defined]
+        labels = img.labels or {}
+        if not img.tags or ROOTFS_LABEL in labels and LABEL not in labels:
+            continue
+        langs = labels.get(LANGUAGES_LABEL) or ""
+        size = (img.attrs.get("Size") or 0) / 1e6
+        lines.append(f"  {img.tags[0]}: python {labels.get('org.codeduet.sandbox.python', '?')}"
+                     + (f" + {langs.replace(',', ', ')}" if langs else "") + f", {size:.0f} MB")
+    return ["built images:", *sorted(lines)] if lines else []
 
 
 def clean(console: Console, everything: bool = False, remove_image: bool = False) -> None:

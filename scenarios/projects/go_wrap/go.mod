@@ -1,0 +1,3 @@
+module wrap
+
+go 1.22

@@ -1,0 +1,12 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+)
+
+func main() {
+	fmt.Println("compiling")
+	re := regexp.MustCompile("(ab")
+	fmt.Println(re.MatchString("ab"))
+}

@@ -1,0 +1,224 @@
+"""C, C++, Go, Rust and JavaScript in the sandbox: blocks built and run, files saved and built, compiler and
+sanitizer reports as feedback, crashes named, the `command:` check with test counts, and the shipped scripted
+scenarios of every language through the product. Real containers of the image with every toolchain."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agents.checks import CommandCheck
+from agents.codeblocks import CodeBlock
+from agents.conversation import RunOptions, run_scenario
+from agents.errors import ScenarioError
+from agents.languages import LANGUAGES, normalize
+from agents.sandbox.config import SandboxConfig, language_image
+from agents.sandbox.docker_executor import DockerExecutor
+from agents.scenario import load_scenario
+from agents.transcript import load_transcript
+from tests.conftest import ROOT
+
+ALL = ("c", "cpp", "go", "javascript", "rust")
+
+
+@pytest.fixture(scope="session")
+def language_sandbox() -> str:
+    """The image with every toolchain, built locally if missing (`make test` builds it before the tests)."""
+    from agents.sandbox.image import build_image, image_status
+
+    tag = language_image(ALL)
+    if not image_status(tag).get("exists"):
+        build_image(tag, languages=ALL)
+    return tag
+
+
+@pytest.fixture
+def executor(tmp_path: Path, language_sandbox: str):
+    ex = DockerExecutor(SandboxConfig(languages=list(ALL)), tmp_path / "ws")
+    ex.start()
+    yield ex
+    ex.stop()
+
+
+# -- configuration, no Docker --------------------------------------------------------------------------------------
+def test_languages_are_named_and_aliased():
+    assert normalize(["C++", "js", "go", "python", "c"]) == ("c", "cpp", "go", "javascript")
+    with pytest.raises(ValueError, match="unknown language 'cobol'"):
+        normalize(["cobol"])
+    assert [CodeBlock(tag, "x").runnable_as for tag in ("c", "c++", "golang", "rs", "node", "text")] == \
+        ["c", "cpp", "go", "rust", "javascript", None]
+    assert CodeBlock("c", "int main(){}").runs_in(["c"]) and not CodeBlock("c", "int main(){}").runs_in([])
+
+
+def test_a_sandbox_with_languages_gets_their_image_and_roomier_limits():
+    cfg = SandboxConfig(languages=["go", "c"])
+    assert cfg.image == "codeduet-sandbox:c-go" and cfg.languages == ["c", "go"]
+    assert (cfg.memory, cfg.timeout, cfg.tmpfs_size) == ("2g", 60.0, "1g")
+    assert SandboxConfig(languages="rust", memory="1g").memory == "1g"  # what the scenario sets wins
+    assert SandboxConfig().image == "codeduet-sandbox:latest" and SandboxConfig().memory == "512m"
+
+
+def test_a_command_check_and_an_unknown_language_in_yaml(tmp_path: Path):
+    path = tmp_path / "s.yaml"
+    path.write_text("task: t\nsandbox:\n  languages: [go]\nchecks:\n  - command: go test ./...\n    exit_code: 0\n")
+    check = load_scenario(path).checks[0]
+    assert isinstance(check, CommandCheck) and check.command == "go test ./..." and check.label() == \
+        "command: 'go test ./...'"
+    path.write_text("task: t\nsandbox:\n  languages: [cobol]\n")
+    with pytest.raises(ScenarioError, match=r"s\.yaml:3: sandbox\.languages: .*unknown language 'cobol'"):
+        load_scenario(path)
+    path.write_text("task: t\nchecks:\n  - command: make test\n    files: {t.c: missing.c}\n")
+    with pytest.raises(ScenarioError, match="command file 'missing.c' not found"):
+        load_scenario(path)
+
+
+def test_the_system_prompt_names_the_toolchains():
+    from agents.prompts import system_message
+
+    text = system_message(False, ["c", "rust"])
+    assert "C: gcc" in text and "Rust: rustc, cargo" in text and "// filename:" in text and "```rust" in text
+    assert system_message(False) == system_message(False, [])  # Python-only prompts unchanged
+
+
+# -- blocks in the sandbox -----------------------------------------------------------------------------------------
+@pytest.mark.docker
+@pytest.mark.parametrize("language,code", [
+    ("c", '#include <stdio.h>\nint main(void) { printf("hi from c %d\\n", 6 * 7); return 0; }\n'),
+    ("cpp", '#include <iostream>\nint main() { std::cout << "hi from c++ " << 6 * 7 << std::endl; }\n'),
+    ("go", 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hi from go", 6*7) }\n'),
+    ("rust", 'fn main() { println!("hi from rust {}", 6 * 7); }\n'),
+    ("javascript", 'console.log("hi from javascript", 6 * 7);\n'),
+])
+def test_a_block_of_each_language_is_built_and_run(executor, language, code):
+    result = executor.execute(code, language)
+    assert result.exit_code == 0, result.output
+    assert result.output.strip().endswith("42") and "hi from" in result.output
+    assert result.filename == f"block01{LANGUAGES[language].suffix}" and result.language == language
+
+
+@pytest.mark.docker
+def test_named_files_are_saved_and_a_program_is_built_with_its_neighbours(executor):
+    header = executor.execute("// filename: src/util.h\nint twice(int x);\n", "c")
+    assert header.saved_only and (executor.workspace / "src/util.h").read_text().startswith("// filename: src/util.h")
+    util = executor.execute('// filename: src/util.c\n#include "util.h"\nint twice(int x) { return 2 * x; }\n', "c")
+    assert util.saved_only  # no main: saved, built with the program beside it
+    main = executor.execute('// filename: src/main.c\n#include <stdio.h>\n#include "util.h"\n'
+                            'int main(void) { printf("%d\\n", twice(21)); return 0; }\n', "c")
+    assert main.exit_code == 0 and main.output.strip() == "42" and main.filename == "src/main.c"
+    shell = executor.execute("cd src && cc -o app main.c util.c && ./app", "sh")
+    assert shell.exit_code == 0 and shell.output.strip() == "42"
+
+
+@pytest.mark.docker
+def test_a_compiler_error_leads_the_feedback(executor):
+    from agents.feedback import Outcome, execution_feedback
+
+    result = executor.execute('#include <stdio.h>\nint main(void) {\n    printf("%d\\n", total);\n}\n', "c")
+    assert result.exit_code != 0 and "total’ undeclared" in result.output  # gcc quotes ‘so’ in C.UTF-8
+    feedback = execution_feedback(Outcome("executed", results=[result]))
+    assert "block01.c:3" in feedback and "total’ undeclared" in feedback and "```c block" in feedback
+
+
+@pytest.mark.docker
+def test_addresssanitizer_names_the_bad_access_and_its_line(executor):
+    from agents.feedback import Outcome, execution_feedback
+
+    code = ("#include <stdlib.h>\n#include <stdio.h>\nint main(void) {\n"
+            "    int *a = malloc(4 * sizeof(int));\n    for (int i = 0; i <= 4; i++) a[i] = i;\n"
+            "    printf(\"%d\\n\", a[0]);\n    free(a);\n    return 0;\n}\n")
+    result = executor.execute(code, "c")
+    assert result.exit_code != 0 and "heap-buffer-overflow" in result.output
+    feedback = execution_feedback(Outcome("executed", results=[result]))
+    assert "heap-buffer-overflow" in feedback and "block01.c:5" in feedback
+    assert "Shadow byte" not in feedback and "allocated by thread T0 here" in feedback and "block01.c:4" in feedback
+
+
+@pytest.mark.docker
+def test_a_crash_by_signal_is_named(executor):
+    from agents.feedback import Outcome, execution_feedback
+
+    # built by a shell block without sanitizers: the kernel's SIGSEGV is what stops it
+    executor.execute("// filename: crash.c\n#include <stdio.h>\nint main(void) { int *p = 0; printf(\"before\\n\"); "
+                     "fflush(stdout); return *p; }\n", "text")
+    result = executor.execute("cc -o crash crash.c && ./crash", "sh")
+    assert result.exit_code == 139, result.output
+    feedback = execution_feedback(Outcome("executed", results=[result]))
+    assert "segmentation fault (SIGSEGV)" in feedback and "before" in feedback
+
+
+@pytest.mark.docker
+def test_a_language_the_sandbox_lacks_is_refused_in_one_line(tmp_path, sandbox_image):
+    ex = DockerExecutor(SandboxConfig(), tmp_path / "ws")
+    ex.start()
+    try:
+        result = ex.execute('int main(void) { return 0; }', "c")
+    finally:
+        ex.stop()
+    assert result.exit_code == 1 and "no C toolchain" in result.output and "languages: [c]" in result.output
+
+
+# -- the command check --------------------------------------------------------------------------------------------
+@pytest.mark.docker
+def test_a_command_check_counts_go_tests_and_keeps_its_files_hidden(executor, tmp_path):
+    checks = tmp_path / "checks"
+    checks.mkdir()
+    (checks / "add_test.go").write_text(
+        'package add\n\nimport "testing"\n\n'
+        'func TestOne(t *testing.T) { if Add(1, 2) != 3 { t.Errorf("Add(1, 2) = %d, want 3", Add(1, 2)) } }\n'
+        'func TestZero(t *testing.T) { if Add(0, 0) != 0 { t.Error("Add(0, 0) != 0") } }\n')
+    executor.execute("// filename: go.mod\nmodule add\n\ngo 1.22\n", "text")
+    executor.execute("// filename: add.go\npackage add\n\nfunc Add(a, b int) int { return a - b }\n", "go")
+    check = CommandCheck(command="go test ./...", files={"add_test.go": "checks/add_test.go"})
+    passed, why, tests_passed, tests = check.evaluate(None, executor, tmp_path)
+    assert not passed and (tests_passed, tests) == (1, 2)
+    assert "TestOne" in why and "want 3" in why and "TestZero" not in why.split("TestOne")[0][-20:]
+    assert not (executor.workspace / "add_test.go").exists()  # removed again: the code never sees the tests
+    executor.execute("// filename: add.go\npackage add\n\nfunc Add(a, b int) int { return a + b }\n", "go")
+    assert check.evaluate(None, executor, tmp_path)[0]
+
+
+@pytest.mark.docker
+def test_a_command_check_expects_an_exit_code(executor, tmp_path):
+    assert CommandCheck(command="exit 3", exit_code=3).evaluate(None, executor, tmp_path)[0]
+    passed, why, *_ = CommandCheck(command="echo nope; exit 1").evaluate(None, executor, tmp_path)
+    assert not passed and why.startswith("it exited with 1") and "nope" in why
+
+
+# -- the shipped scenarios ------------------------------------------------------------------------------------------
+SCRIPTED = ["c_scripted", "cpp_scripted", "go_scripted", "rust_scripted", "js_scripted"]
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("name", SCRIPTED)
+def test_each_languages_scripted_scenario_debugs_to_success(name, language_sandbox, workspaces):
+    scenario = load_scenario(ROOT / "scenarios" / f"{name}.yaml")
+    result = run_scenario(scenario, RunOptions())
+    assert result.status == "success", result.reason
+    messages = load_transcript(result.run_dir)["messages"]
+    assert [m["role"] for m in messages] == ["task", "assistant", "execution", "assistant", "execution"]
+    first = messages[2]["outcome"]
+    assert not first["success"] and messages[4]["outcome"]["success"]
+
+
+@pytest.mark.docker
+def test_a_language_scenario_runs_through_the_cli(language_sandbox, tmp_path):
+    from tests.helpers import run_cli
+
+    proc = run_cli("run", str(ROOT / "scenarios" / "c_scripted.yaml"), "--workspace", str(tmp_path / "ws"), "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    t = load_transcript(Path(json.loads(proc.stdout)["run_dir"]))
+    report = t["messages"][2]["content"]
+    assert "heap-buffer-overflow" in report and "block01.c:8" in report and "Shadow byte" not in report
+    assert t["messages"][2]["outcome"]["executions"][0]["language"] == "c"
+
+
+@pytest.mark.docker
+def test_replay_execute_of_a_language_run_matches(language_sandbox, workspaces):
+    from tests.helpers import run_cli
+
+    result = run_scenario(load_scenario(ROOT / "scenarios" / "go_scripted.yaml"), RunOptions())
+    proc = run_cli("replay", str(result.run_dir), "--execute")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 block(s): 2 match, 0 diverged" in proc.stdout
