@@ -113,10 +113,11 @@ class Executor(Protocol):
     def start(self) -> None:
         """Create the sandbox (container); idempotent."""
 
-    def execute(self, code: str, language: str = "python") -> ExecResult:
-        """Write the block into the workspace and run it (`language`: python, sh or bash), with the timeout and
-        output limit applied. A block whose first line is `# filename: path` is saved at that path and run only when
-        it is a .py file, or a shell block's .sh file (agents/sandbox/filenames.py)."""
+    def execute(self, code: str, language: str = "python", run: bool = True) -> ExecResult:
+        """Write the block into the workspace and run it (`language`: python, sh, bash or one of the sandbox's
+        languages), with the timeout and output limit applied. A block whose first line is `# filename: path` is
+        saved at that path and run only when it is a .py file, a shell block's .sh file, or (`run`) a whole program
+        in one of the sandbox's languages (agents/sandbox/filenames.py)."""
 
     def run_command(self, argv: list[str], timeout: float | None = None) -> ExecResult:
         """Run a command (e.g. pytest for a check) in the sandbox, in /workspace."""

@@ -39,6 +39,8 @@ class RecordedBlock:
     """The turn's check verdicts, on the turn's last block only."""
     attempt: int = 1
     """The attempt it belongs to: each attempt re-runs in its own fresh sandbox, as it ran."""
+    saved_only: bool = False
+    """It saved its file and nothing ran (a source file the reply's shell block built): saved again only."""
 
 
 @dataclass
@@ -97,7 +99,7 @@ def recorded_blocks(t: dict[str, Any]) -> list[RecordedBlock]:
         for block, e in zip(blocks, executions):
             out.append(RecordedBlock(m.get("index", -1), block.script, e.get("language") or "python",
                                      e.get("filename"), e.get("exit_code"), e.get("output") or "",
-                                     attempt=m.get("attempt") or 1))
+                                     attempt=m.get("attempt") or 1, saved_only=bool(e.get("saved_only"))))
         out[-1].checks = (m.get("outcome") or {}).get("checks") or []
         proposed = []
     return out
@@ -203,7 +205,7 @@ def _replay_attempt(t: dict[str, Any], cfg: SandboxConfig, blocks: list[Recorded
         for block in blocks:
             # a `# filename:` block is saved again where it was (and run when it is a .py), in the recorded order
             code, _ = with_needed(block.code, workspace)  # as the proxy saved it (agents/dropped_defs.py)
-            result = executor.execute(code, run_language(block.language))
+            result = executor.execute(code, run_language(block.language), run=not block.saved_only)
             checks = None  # compared when the checks ran then (after the turn's last block, whatever its exit)
             if block.checks and scenario is not None:
                 checks = [c.to_dict() for c in run_checks(scenario, executor, result)]

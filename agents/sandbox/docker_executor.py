@@ -253,16 +253,16 @@ class DockerExecutor:
                 "container": container_name(self.run_id), **self.cfg.model_dump(exclude={"kind", "image"})}
 
     # -- execution ---------------------------------------------------------------------------
-    def execute(self, code: str, language: str = "python") -> ExecResult:
+    def execute(self, code: str, language: str = "python", run: bool = True) -> ExecResult:
         """Write the block to the host workspace (put into the container before it runs) and run it with python3, sh
         or bash (`language`); a block whose first line is `# filename: path` is saved at that path, and run only when
         it is a .py file (or a shell block's .sh file). A shell block's `pip install` gets a line on the missing
         network (agents/sandbox/offline.py)."""
-        missing = not_in_sandbox(language, self.cfg.languages)
+        missing = not_in_sandbox(code, language, self.cfg.languages)
         if missing is not None:
             return missing
         placed = place_block(self.workspace, code, language, self.cfg.disk_bytes, self.cfg.disk, self._next_name,
-                             self.links_on, self.cfg.languages)
+                             self.links_on, self.cfg.languages if run else ())
         if isinstance(placed, ExecResult):  # a file only saved, or refused
             return placed
         filename, language, note = placed

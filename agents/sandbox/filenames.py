@@ -267,9 +267,10 @@ def command_for(python: str, language: str, workspace: Path, filename: str,
     return [language, filename], ""
 
 
-def not_in_sandbox(language: str, languages: list[str]) -> ExecResult | None:
-    """The report of a block whose language this sandbox lacks (nothing ran), else None."""
-    if language not in LANGUAGES or language in languages:
+def not_in_sandbox(code: str, language: str, languages: list[str]) -> ExecResult | None:
+    """The report of a block to run whose language this sandbox lacks (nothing ran), else None; a block that names
+    its file is saved in any sandbox."""
+    if language not in LANGUAGES or language in languages or declared_filename(code) is not None:
         return None
     return ExecResult(exit_code=1, language=language, duration_s=0.0, output=(
         f"[codeduet: not run: this sandbox has no {LANGUAGES[language].title} toolchain; a scenario that needs it "

@@ -41,14 +41,14 @@ class LocalExecutor:
         return {"kind": "local", "python": sys.executable, "timeout": self.cfg.timeout,
                 "output_limit": self.cfg.output_limit, "warning": WARNING}
 
-    def execute(self, code: str, language: str = "python") -> ExecResult:
+    def execute(self, code: str, language: str = "python", run: bool = True) -> ExecResult:
         """Write the block and run it; a `# filename: path` block is saved there and run only when it is a .py."""
         self.start()
-        missing = not_in_sandbox(language, self.cfg.languages)
+        missing = not_in_sandbox(code, language, self.cfg.languages)
         if missing is not None:
             return missing
         placed = place_block(self.workspace, code, language, self.cfg.disk_bytes, self.cfg.disk, self._next_name,
-                             languages=self.cfg.languages)
+                             languages=self.cfg.languages if run else ())
         if isinstance(placed, ExecResult):  # a file only saved, or refused
             return placed
         filename, language, note = placed
