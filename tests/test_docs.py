@@ -57,7 +57,8 @@ OTHER_TOOLS = {"--help", "--rm",  # docker run
                "--rounds",  # python -m agents.bench.ray_scaleout (argparse, not the codeduet app)
                "--hypothesis-profile",  # pytest (tests/conftest.py)
                "--runs", "--ray-runs", "--viewers",  # python -m agents.bench.soak (argparse)
-               "--mar", "--locals"}  # an uncommitted experiment script BENCHMARKS.md describes
+               "--mar", "--locals",  # an uncommitted experiment script BENCHMARKS.md describes
+               "--edition", "--test", "--include-ignored"}  # rustc, node and cargo test (docs/LANGUAGES.md)
 EXAMPLES = {"scenarios/x.yaml", "tests/test_x.py", "tests/test_cart.py"}
 """Paths that are placeholders, or files a model wrote in its own workspace."""
 INVOCATION = re.compile(r"(?<![\w./-])(?:codeduet|run\.py|python -m agents)[ \t]+([^`#\n]*)")
