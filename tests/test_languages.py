@@ -222,3 +222,39 @@ def test_replay_execute_of_a_language_run_matches(language_sandbox, workspaces):
     proc = run_cli("replay", str(result.run_dir), "--execute")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 block(s): 2 match, 0 diverged" in proc.stdout
+
+
+# -- the command line ------------------------------------------------------------------------------------------------
+@pytest.mark.docker
+def test_sandbox_status_lists_the_language_image_and_a_missing_set_names_its_build_command(language_sandbox):
+    from agents.errors import ImageMissing
+    from agents.sandbox.image import ensure_image
+    from tests.helpers import run_cli
+
+    proc = run_cli("sandbox", "status", "--languages", "rust,c")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"image: {language_sandbox} present" in proc.stdout  # the set resolves to an image that has more
+    assert "+ c, cpp, go, javascript, rust" in proc.stdout and "mem_limit=2g" in proc.stdout
+    with pytest.raises(ImageMissing, match=r"no sandbox image with c is built: run `codeduet sandbox build "
+                                           r"--languages c`"):
+        ensure_image("codeduet-sandbox:c", languages=("c",))
+    bad = run_cli("sandbox", "build", "--languages", "cobol")
+    assert bad.returncode == 2 and "--languages: unknown language 'cobol'" in bad.stdout + bad.stderr
+
+
+@pytest.mark.docker
+def test_run_languages_adds_a_toolchain_to_a_python_scenario(language_sandbox, tmp_path):
+    from tests.helpers import run_cli
+
+    reply = "```go\npackage main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"total\", 6*7) }\n```"
+    path = tmp_path / "s.yaml"
+    path.write_text(json.dumps({"task": "Print 42 in Go.", "model": {"provider": "scripted", "replies": [reply]},
+                                "checks": [{"stdout_contains": "total 42"}]}))
+    assert run_cli("run", str(path), "--workspace", str(tmp_path / "a"), "--json").returncode == 1  # not run
+    proc = run_cli("run", str(path), "--workspace", str(tmp_path / "b"), "--languages", "golang", "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    t = load_transcript(Path(json.loads(proc.stdout)["run_dir"]))
+    assert t["scenario"]["sandbox"]["languages"] == ["go"]
+    html = tmp_path / "run.html"
+    assert run_cli("replay", str(t["run_dir"]), "--html", str(html)).returncode == 0
+    assert "fmt.Println" in html.read_text()
