@@ -117,10 +117,11 @@ def normalize(names: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-def run_argv(lang: Language, workspace: Path, path: str) -> list[str]:
+def run_argv(lang: Language, workspace: Path, path: str, sanitize: bool = True) -> list[str]:
     """How the file `path` of the workspace is built and run: its language's script with the program's name and
     its sources, which are the file and, for C, C++ and Go, the files of its language beside it that are not
-    programs themselves (util.c beside main.c; the other files of Go's package main), as a developer builds them."""
+    programs themselves (util.c beside main.c; the other files of Go's package main), as a developer builds them.
+    `sanitize` False builds C and C++ without the sanitizers."""
     folder = PurePosixPath(path).parent
     sources = [path]
     if lang.name in ("c", "cpp", "go"):
@@ -129,7 +130,8 @@ def run_argv(lang: Language, workspace: Path, path: str) -> list[str]:
             if rel != path and other.is_file() and not other.is_symlink() and _library(lang, other):
                 sources.append(rel)
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", PurePosixPath(path).stem) or "program"
-    return ["sh", "-c", lang.run, "sh", name, *sources]
+    script = lang.run if sanitize else lang.run.replace(SANITIZE, "-g -O1")
+    return ["sh", "-c", script, "sh", name, *sources]
 
 
 def _library(lang: Language, file: Path) -> bool:

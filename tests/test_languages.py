@@ -258,3 +258,15 @@ def test_run_languages_adds_a_toolchain_to_a_python_scenario(language_sandbox, t
     html = tmp_path / "run.html"
     assert run_cli("replay", str(t["run_dir"]), "--html", str(html)).returncode == 0
     assert "fmt.Println" in html.read_text()
+
+
+@pytest.mark.docker
+def test_sanitize_false_builds_c_plain(tmp_path, language_sandbox):
+    ex = DockerExecutor(SandboxConfig(languages=["c"], sanitize=False), tmp_path / "ws")
+    ex.start()
+    try:
+        result = ex.execute("#include <stdlib.h>\n#include <stdio.h>\nint main(void) {\n    int *a = malloc(64);\n"
+                            "    a[16] = 7;\n    printf(\"unchecked %d\\n\", a[16]);\n    return 0;\n}\n", "c")
+    finally:
+        ex.stop()
+    assert result.exit_code == 0 and "unchecked 7" in result.output and "AddressSanitizer" not in result.output

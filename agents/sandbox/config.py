@@ -27,6 +27,9 @@ class SandboxConfig(Strict):
     languages: list[str] = Field(default_factory=list)
     """Languages besides Python the code may use: c, cpp, go, rust, javascript (agents/languages.py). Their blocks
     are built and run, and the image has their toolchains; Python is always there."""
+    sanitize: bool = True
+    """C and C++ blocks are built with AddressSanitizer and UndefinedBehaviorSanitizer (a bad access stops the
+    program and names its line); false builds them plain (faster, and what a memory bug does unchecked)."""
     timeout: float = Field(default=30, gt=0, le=3600)
     """Seconds per code block; the whole process tree is killed at the limit."""
     memory: str = "512m"

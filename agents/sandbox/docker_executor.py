@@ -269,7 +269,8 @@ class DockerExecutor:
         # if the code filled the workspace: the run goes on from the block's text (a compiled block cannot)
         self._fallback = [*RUNNERS[language], "-c", code] if language in RUNNERS else None
         try:
-            argv, how = command_for("python3", language, self.workspace, filename, self.cfg.error_locals)
+            argv, how = command_for("python3", language, self.workspace, filename, self.cfg.error_locals,
+                                    self.cfg.sanitize)
             result = self.run_command(argv)
         finally:
             self._fallback = None

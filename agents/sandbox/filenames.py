@@ -257,13 +257,13 @@ def run_argv(python: str, workspace: Path, filename: str, error_locals: bool) ->
 
 
 def command_for(python: str, language: str, workspace: Path, filename: str,
-                error_locals: bool) -> tuple[list[str], str]:
+                error_locals: bool, sanitize: bool = True) -> tuple[list[str], str]:
     """The argv that runs a placed file (and a note for its output): Python by `run_argv`'s rules, a shell script
     with its shell, a source file of a language built and run by its script (agents/languages.py)."""
     if language == "python":
         return run_argv(python, workspace, filename, error_locals)
     if language in LANGUAGES:
-        return language_argv(LANGUAGES[language], workspace, filename), ""
+        return language_argv(LANGUAGES[language], workspace, filename, sanitize), ""
     return [language, filename], ""
 
 

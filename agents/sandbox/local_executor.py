@@ -52,7 +52,8 @@ class LocalExecutor:
         if isinstance(placed, ExecResult):  # a file only saved, or refused
             return placed
         filename, language, note = placed
-        argv, how = command_for(sys.executable, language, self.workspace, filename, self.cfg.error_locals)
+        argv, how = command_for(sys.executable, language, self.workspace, filename, self.cfg.error_locals,
+                                self.cfg.sanitize)
         return ran_as(self.run_command(argv), filename, language, note, how)
 
     def _next_name(self, language: str) -> str:
