@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import re
 
+from agents.languages import BY_SUFFIX
 from agents.prompts import render
 
-PY_NAME = re.compile(r"\b[\w/.-]+\.py\b")
+SOURCE_SUFFIXES = (".py", *BY_SUFFIX)
+"""Files that are code: Python's and those of the languages a sandbox can have (agents/languages.py)."""
+PY_NAME = re.compile(r"\b[\w/.-]+\.(?:py|" + "|".join(s[1:] for s in BY_SUFFIX) + r")\b")
 
 PREVIEW_CHARS = 4000
 """Characters of file preview at most in one first message, all files together."""
@@ -54,6 +57,7 @@ def briefed_task(task: str, files: dict[str, str], lines: int) -> str:
 
 
 def works_on_files(task: str, files: dict[str, bytes] | dict[str, str]) -> bool:
-    """Whether the task is about Python files (its workspace starts with a module, or it names a .py file): then the
-    model is taught to save files with `# filename:` (agents/prompts/system_files.md)."""
-    return any(name.endswith(".py") for name in files) or PY_NAME.search(task) is not None
+    """Whether the task is about source files (its workspace starts with a module, or it names a .py, .c, .go ...
+    file): then the model is taught to save files with `# filename:` (agents/prompts/system_files.md), and failing
+    checks ask for the whole corrected file."""
+    return any(name.endswith(SOURCE_SUFFIXES) for name in files) or PY_NAME.search(task) is not None

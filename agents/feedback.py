@@ -11,7 +11,7 @@ from agents.checks import CheckResult
 from agents.codeblocks import SHELLS
 from agents.compiler_output import first_error_line, signal_name, summarize
 from agents.dropped_defs import Kept
-from agents.languages import LANGUAGES
+from agents.languages import LANGUAGES, language_of_path
 from agents.prompts import render
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import LOCALS_HEADER
@@ -256,6 +256,16 @@ def rewrite_in(languages: list[str] | tuple[str, ...] = ()) -> str:
     return "complete code in one of those languages, each file in its own block"
 
 
+def resend_file(outcome: Outcome) -> str:
+    """How the whole corrected file is asked for, in the language of the file the reply saved (or of its last
+    block): ```python with `# filename:`, or ```c with `// filename:` and so on."""
+    langs = [language_of_path(path) for path in outcome.written]
+    lang = next((x for x in langs if x is not None), None) or LANGUAGES.get(outcome.results[-1].language)
+    if lang is None:
+        return render("resend_files", tag="python", comment="#")
+    return render("resend_files", tag=lang.tags[0], comment="//")
+
+
 def not_run_text(not_run: list[str], languages: list[str] | tuple[str, ...] = ()) -> str:
     """The line naming the reply's blocks that did not run (a language the sandbox does not run), and why."""
     tags = [f"```{lang}" for lang in dict.fromkeys(not_run)]
@@ -287,7 +297,7 @@ def _report(outcome: Outcome, workspace: Path | None = None, files_task: bool = 
     failed = [c for c in outcome.checks if not c.passed]
     subject, resend = ("script", "the complete corrected script in one ```python block")
     if outcome.written or (files_task and failed):
-        subject, resend = ("file" if outcome.written else "code"), render("resend_files")
+        subject, resend = ("file" if outcome.written else "code"), resend_file(outcome)
     elif last.language in SHELLS:  # a shell block failed: asked again as shell, not as Python
         subject, resend = "commands", f"the corrected commands in one ```{last.language} block"
     elif last.language in LANGUAGES:  # a C, Go, ... program: asked again in its language

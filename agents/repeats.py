@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from agents.codeblocks import extract_code_blocks
+from agents.languages import LANGUAGES
 from agents.prompts import render
 from agents.sandbox.filenames import UnsafeFilename, clean_path
 
@@ -27,6 +28,14 @@ def normalize_code(code: str) -> str:
                 and isinstance(body[0].value.value, str):
             node.body = body[1:] or [ast.Pass()]
     return ast.dump(tree)
+
+
+def reply_language(content: str | None) -> str:
+    """The language a reply's code is in: its first block's that runs as a language (c, go ...), else python."""
+    for block in extract_code_blocks(content):
+        if block.runnable_as in LANGUAGES:
+            return block.runnable_as
+    return "python"
 
 
 def reply_code(content: str | None) -> str | None:
@@ -67,6 +76,8 @@ class Seen:
     """Said instead of where it ran (a reply whose files already hold its content)."""
     files: bool = False
     """The repeating reply saves files (`# filename:`): the whole corrected file is asked for, not a script."""
+    language: str = "python"
+    """The language of the repeating reply's code (its first block's): what it is asked again in."""
 
     @property
     def where(self) -> str:
@@ -80,7 +91,9 @@ class Seen:
         if self.note:
             return render("unchanged", note=self.note, summary=self.summary)
         script = "the complete new script" if reask else "a different, corrected complete script"
-        resend = render("resend_files") if self.files else f"{script} in one ```python block"
+        lang = LANGUAGES.get(self.language)
+        tag, comment = (lang.tags[0], "//") if lang else ("python", "#")
+        resend = render("resend_files", tag=tag, comment=comment) if self.files else f"{script} in one ```{tag} block"
         return render("repeat_reask" if reask else "repeat", where=self.where, summary=self.summary, resend=resend)
 
 
@@ -138,7 +151,7 @@ class RepeatMemory:
         files, scripts = parts
         earlier = self.seen.get(self._key(files, scripts))
         if earlier is not None:
-            return replace(earlier, files=bool(files) or self.files_task)
+            return replace(earlier, files=bool(files) or self.files_task, language=reply_language(content))
         if scripts or not self.last or not self._echoes(files):
             return None
         names = ", ".join(sorted(files))

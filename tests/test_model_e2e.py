@@ -66,3 +66,23 @@ def test_the_local_model_samples_reproducibly_per_seed_and_greedy_stays_greedy()
     assert ask(**hot[0]) == ask(**hot[0])
     assert len({ask(**h) for h in hot}) >= 2
     assert provider.last_usage.extra["temperature"] == 1.3 and provider.last_usage.extra["seed"] == 3
+
+
+def test_the_local_model_writes_c_that_is_built_and_run(workspaces):
+    """The languages' prompt with the real model: its C reaches the compiler in the C sandbox (what must hold
+    whatever it writes: a ```c block built and run, its result recorded; success is measured in BENCHMARKS)."""
+    from agents.sandbox.config import language_image
+    from agents.sandbox.image import build_image, image_status
+    from tests.test_languages import ALL
+
+    if not image_status(language_image(ALL)).get("exists"):
+        build_image(languages=ALL)
+    path = workspaces.parent / "c_hello.yaml"
+    path.write_text("task: Write a C program that prints the sum of the integers from 1 to 100.\n"
+                    "sandbox: {languages: [c]}\nstrategy: {candidates: 1, attempts: 1}\n"
+                    "user_proxy: {max_consecutive_auto_reply: 2}\nchecks: [{stdout_contains: '5050'}]\n")
+    result = run_scenario(load_scenario(path), RunOptions(model="local"))
+    data = load_transcript(result.run_dir)
+    assert data["status"] in STATUSES and data["status"] != "error", data["reason"]
+    runs = [e for m in data["messages"] if m["role"] == "execution" for e in m["outcome"]["executions"]]
+    assert runs and runs[0]["language"] == "c" and runs[0]["filename"].endswith(".c"), runs
