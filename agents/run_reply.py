@@ -47,12 +47,12 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
     outcome = Outcome("executed", not_run=not_run)
     workspace = executor.workspace
     start = before = snapshot(workspace)
-    for block in runnable:
+    for i, block in enumerate(runnable):
         named = block.filename is not None
         showing = display.executing(len(outcome.results) + 1, len(runnable)) if display else nullcontext()
         script, kept = with_needed(block.script, workspace) if named else (block.script, None)
         # a source file the reply's shell block builds afterwards is only saved (not built and run twice)
-        built_later = named and any(b.runnable_as in SHELLS for b in runnable[runnable.index(block) + 1:])
+        built_later = named and any(b.runnable_as in SHELLS for b in runnable[i + 1:])
         with showing, budget.capped(executor):
             result = executor.execute(script, block.runnable_as or "python", run=not built_later)
         if kept is not None and not result.refused:

@@ -161,9 +161,8 @@ def file_block(code: str, workspace: Path, size_limit: int, size_label: str,
 def keeps_first_line(path: str, code: str) -> bool:
     """A C, C++, Go, Rust or JavaScript file whose `filename:` line is a comment there (`// filename: main.c`, not
     `# filename:`) is saved whole, so the line numbers of its compiler errors are the ones the model sent."""
-    lang = language_of_path(path)
     first = code.lstrip("\n").split("\n", 1)[0].strip()
-    return lang is not None and lang.name in LANGUAGES and first.startswith(("//", "/*"))
+    return language_of_path(path) is not None and first.startswith(("//", "/*"))
 
 
 def _without_first_line(code: str) -> str:
