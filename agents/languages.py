@@ -87,6 +87,30 @@ BY_SUFFIX = {lang.suffix: lang for lang in LANGUAGES.values()} | {".mjs": LANGUA
 """A file's language by its suffix (headers too: their `// filename:` line is kept, and they never run)."""
 
 
+BLOCKS_DIR = ".codeduet_blocks"
+"""Where a Go block without a file name is saved: all .go files of a folder are one package, so a throwaway
+block01.go beside the project's wrap.go broke `go test` (redeclared), and Go skips dot folders in `./...`."""
+
+
+def block_name(language: str, number: int) -> str:
+    """The throwaway file a block without `// filename:` is saved as: block03.c, .codeduet_blocks/block04.go."""
+    lang = LANGUAGES.get(language)
+    suffix = lang.suffix if lang else ".py" if language == "python" else ".sh"
+    return f"{BLOCKS_DIR + '/' if language == 'go' else ''}block{number:02d}{suffix}"
+
+
+def not_a_program(language: str, code: str) -> str | None:
+    """Why a block without a file name cannot run as a program of its language (no main: a file sent without its
+    `// filename:` line), said to the model; None when it can."""
+    lang = LANGUAGES.get(language)
+    if lang is None or lang.program(code):
+        return None
+    main = {"go": "`package main` with `func main()`", "javascript": "a script, not a module (no export)"}
+    return (f"[codeduet: not run: this ```{lang.tags[0]} block is not a whole program (it needs "
+            f"{main.get(lang.name, 'a main function')}). To save it as a file of the project, send it again "
+            f"whole with the first line `// filename: <its path>`]")
+
+
 def language_of_tag(tag: str) -> Language | None:
     """The language a fence tag names (```c++ -> cpp), None for Python, shells and anything else."""
     return BY_TAG.get(tag.lower())

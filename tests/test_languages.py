@@ -13,7 +13,7 @@ from agents.checks import CommandCheck
 from agents.codeblocks import CodeBlock
 from agents.conversation import RunOptions, run_scenario
 from agents.errors import ScenarioError
-from agents.languages import LANGUAGES, normalize
+from agents.languages import block_name, normalize
 from agents.sandbox.config import SandboxConfig, language_image
 from agents.sandbox.docker_executor import DockerExecutor
 from agents.scenario import load_scenario
@@ -95,7 +95,7 @@ def test_a_block_of_each_language_is_built_and_run(executor, language, code):
     result = executor.execute(code, language)
     assert result.exit_code == 0, result.output
     assert result.output.strip().endswith("42") and "hi from" in result.output
-    assert result.filename == f"block01{LANGUAGES[language].suffix}" and result.language == language
+    assert result.filename == block_name(language, 1) and result.language == language
 
 
 @pytest.mark.docker
@@ -257,7 +257,8 @@ def test_run_languages_adds_a_toolchain_to_a_python_scenario(language_sandbox, t
     assert t["scenario"]["sandbox"]["languages"] == ["go"]
     html = tmp_path / "run.html"
     assert run_cli("replay", str(t["run_dir"]), "--html", str(html)).returncode == 0
-    assert "fmt.Println" in html.read_text()
+    page = html.read_text()
+    assert '<span class="nx">Println</span>' in page  # the Go block, highlighted as Go
 
 
 @pytest.mark.docker
@@ -270,3 +271,20 @@ def test_sanitize_false_builds_c_plain(tmp_path, language_sandbox):
     finally:
         ex.stop()
     assert result.exit_code == 0 and "unchecked 7" in result.output and "AddressSanitizer" not in result.output
+
+
+@pytest.mark.docker
+def test_a_block_that_is_not_a_program_is_said_so_and_go_blocks_stay_out_of_the_package(executor, tmp_path):
+    executor.execute("// filename: go.mod\nmodule wrap\n\ngo 1.22\n", "text")
+    executor.execute("// filename: wrap.go\npackage wrap\n\nfunc Twice(x int) int { return 2 * x }\n", "go")
+    library = executor.execute("package wrap\n\nfunc Twice(x int) int { return x + x }\n", "go")
+    assert library.exit_code == 1 and "not a whole program" in library.output and "// filename:" in library.output
+    program = executor.execute('package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("ok") }\n', "go")
+    assert program.exit_code == 0 and program.filename == ".codeduet_blocks/block01.go"
+    tests = tmp_path / "wrap_test.go"
+    tests.write_text('package wrap\n\nimport "testing"\n\nfunc TestTwice(t *testing.T) { if Twice(2) != 4 { t.Fail() } }\n')
+    passed, why, *_ = CommandCheck(command="go test ./...", files={"wrap_test.go": str(tests)}).evaluate(
+        None, executor, tmp_path)
+    assert passed, why  # the throwaway program did not join package wrap
+    module = executor.execute("export function f() { return 1 }\n", "javascript")
+    assert module.exit_code == 1 and "not a whole program" in module.output

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.errors import DockerUnavailable
-from agents.languages import LANGUAGES
+from agents.languages import block_name
 from agents.protocols import ExecResult
 from agents.run_folder import container_name
 from agents.sandbox.archive import CopyReport, WorkspaceSync
@@ -33,7 +33,6 @@ LABEL_WORKSPACE = "org.codeduet.workspace"
 """The host folder the run's workspace is copied back to (how tests find the containers they started)."""
 SANDBOX_UID = 1000
 RUNNERS = {"python": ["python3", "-u"], "sh": ["sh"], "bash": ["bash"]}
-SUFFIX = {"python": ".py", "sh": ".sh", "bash": ".sh", **{lang.name: lang.suffix for lang in LANGUAGES.values()}}
 BROKEN = "\n[codeduet: the sandbox runner stopped answering during this block; later blocks use docker exec]"
 NO_SPACE = ("No space left on device", "[Errno 28]", "ENOSPC")
 NAME_WAIT_S = 30.0
@@ -285,7 +284,7 @@ class DockerExecutor:
     def _next_name(self, language: str) -> str:
         """The next throwaway file name: block01.py, block02.sh, block03.c, ..."""
         self.counter += 1
-        return f"block{self.counter:02d}{SUFFIX[language]}"
+        return block_name(language, self.counter)
 
     def links_on(self, path: str) -> list[str]:
         """The components of a workspace path that are symlinks in the container (links are never copied back)."""

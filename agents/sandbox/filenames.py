@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
-from agents.languages import LANGUAGES, in_cargo_project, language_of_path
+from agents.languages import LANGUAGES, in_cargo_project, language_of_path, not_a_program
 from agents.languages import run_argv as language_argv
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import python_argv
@@ -201,6 +201,9 @@ def place_block(workspace: Path, code: str, language: str, size_limit: int, size
     except ScriptNamedAsData as exc:
         block, note, language = None, str(exc), "python"
     if block is None:
+        reason = not_a_program(language, code)
+        if reason is not None:
+            return ExecResult(exit_code=1, output=reason, duration_s=0.0, language=language)
         name = next_name(language)
         write_new_file(workspace, name, code)  # replaces whatever an earlier block planted at that name
         return name, language, note

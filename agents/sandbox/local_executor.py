@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.languages import LANGUAGES
+from agents.languages import block_name
 from agents.protocols import ExecResult
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.filenames import command_for, not_in_sandbox, place_block, ran_as
@@ -59,8 +59,7 @@ class LocalExecutor:
     def _next_name(self, language: str) -> str:
         """The next throwaway file name: block01.py, block02.sh, ..."""
         self.counter += 1
-        suffix = LANGUAGES[language].suffix if language in LANGUAGES else ".py" if language == "python" else ".sh"
-        return f"block{self.counter:02d}{suffix}"
+        return block_name(language, self.counter)
 
     def run_command(self, argv: list[str], timeout: float | None = None) -> ExecResult:
         """Run in its own process group, killed as a group at the timeout; the host env is not passed."""
