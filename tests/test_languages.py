@@ -74,6 +74,13 @@ def test_a_command_check_and_an_unknown_language_in_yaml(tmp_path: Path):
         load_scenario(path)
 
 
+def test_a_lone_source_path_comment_names_the_file():
+    assert CodeBlock("rust", "// src/lib.rs\npub fn f() {}\n").filename == "src/lib.rs"  # as the 1.5B writes it
+    assert CodeBlock("c", "// compute the sum\nint main(void) {}\n").filename is None
+    assert CodeBlock("python", "# utils.py\nx = 1\n").filename is None  # Python's rule is unchanged
+    assert CodeBlock("c", "// notes.txt\nint main(void) {}\n").filename is None
+
+
 def test_the_system_prompt_names_the_toolchains():
     from agents.prompts import system_message
 
@@ -282,7 +289,8 @@ def test_a_block_that_is_not_a_program_is_said_so_and_go_blocks_stay_out_of_the_
     program = executor.execute('package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("ok") }\n', "go")
     assert program.exit_code == 0 and program.filename == ".codeduet_blocks/block01.go"
     tests = tmp_path / "wrap_test.go"
-    tests.write_text('package wrap\n\nimport "testing"\n\nfunc TestTwice(t *testing.T) { if Twice(2) != 4 { t.Fail() } }\n')
+    tests.write_text('package wrap\n\nimport "testing"\n\n'
+                     'func TestTwice(t *testing.T) { if Twice(2) != 4 { t.Fail() } }\n')
     passed, why, *_ = CommandCheck(command="go test ./...", files={"wrap_test.go": str(tests)}).evaluate(
         None, executor, tmp_path)
     assert passed, why  # the throwaway program did not join package wrap

@@ -63,7 +63,14 @@ def declared_filename(code: str) -> str | None:
         if match:
             name = REPORT_NOTE.sub("", match.group(1).strip()).rstrip(":").strip()
             return name.strip("`'\"").strip()
-    return None
+    bare = BARE_SOURCE.match(first)
+    return bare.group(1) if bare and language_of_path(bare.group(1)) is not None else None
+
+
+BARE_SOURCE = re.compile(r"^//\s*([\w][\w./-]*\.\w+)\s*$")
+"""A `// src/lib.rs` first line without `filename:`, as models write it over a C, C++, Go, Rust or JavaScript file
+(AG2 takes any first-line comment as the name): only a lone path with one of those languages' suffixes counts, so
+a comment such as `// compute the sum` stays a comment, and Python's `# x` rule is unchanged."""
 
 
 @dataclass
