@@ -214,9 +214,12 @@ def command_failure(result: ExecResult, expected: int, report: TestReport | None
         head = "it was stopped at the time limit"
     if report is not None and report.total and report.failures:  # tests ran: which failed, and why
         return f"{head}; {tests_summary(report)}"
-    errors = summarize(result.output)
-    lines = [ln for ln in result.output.strip().splitlines() if ln.strip()]
-    return f"{head}:\n" + (errors or "\n".join(lines[-15:]) or "(no output)")[-1500:]
+    errors = summarize(result.output)  # the first errors lead: cut from the end; a raw tail: from the start
+    lines = [ln for ln in (errors or result.output).strip().splitlines() if ln.strip()]
+    lines = lines if errors else lines[-15:]
+    while len(lines) > 1 and sum(len(ln) + 1 for ln in lines) > 1500:  # whole lines: a cut word misleads
+        lines.pop(-1 if errors else 0)
+    return f"{head}:\n" + ("\n".join(lines)[-1500:] or "(no output)")
 
 
 Check = CHECKS.union()
