@@ -296,3 +296,18 @@ def test_a_block_that_is_not_a_program_is_said_so_and_go_blocks_stay_out_of_the_
     assert passed, why  # the throwaway program did not join package wrap
     module = executor.execute("export function f() { return 1 }\n", "javascript")
     assert module.exit_code == 1 and "not a whole program" in module.output
+
+
+@pytest.mark.docker
+def test_a_given_file_sent_back_without_its_name_is_saved_as_that_file(executor):
+    stub = "// slugify.js turns a title into a slug\nfunction slugify(title) {\n  return title;\n}\n\n" \
+           "module.exports = { slugify };\n"
+    executor.execute(f"// filename: slugify.js\n{stub}", "javascript")
+    executor.execute("// filename: other.js\nconst x = 1;\nconst y = 2;\nmodule.exports = { x, y };\n", "javascript")
+    fixed = stub.replace("return title;", "return title.toLowerCase();")  # the 1.5B's habit: no filename line
+    result = executor.execute(fixed, "javascript")
+    assert result.filename == "slugify.js" and "saved as slugify.js" in result.output
+    assert "toLowerCase" in (executor.workspace / "slugify.js").read_text()
+    assert not (executor.workspace / "block01.js").exists()
+    unrelated = executor.execute("console.log('hello', 6 * 7);\n", "javascript")
+    assert unrelated.filename == "block01.js" and "hello 42" in unrelated.output

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
-from agents.languages import LANGUAGES, in_cargo_project, language_of_path, not_a_program
+from agents.languages import LANGUAGES, in_cargo_project, language_of_path, not_a_program, resent_file
 from agents.languages import run_argv as language_argv
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import python_argv
@@ -207,6 +207,15 @@ def place_block(workspace: Path, code: str, language: str, size_limit: int, size
         return refused_result(str(exc), language)
     except ScriptNamedAsData as exc:
         block, note, language = None, str(exc), "python"
+    if block is None and language in LANGUAGES and (target := resent_file(LANGUAGES[language], workspace, code)):
+        try:  # a given file sent back without its name: saved there, after the same checks as a named one
+            named = file_block(f"// filename: {target}\n{code}", workspace, size_limit, size_label, sandbox_links)
+        except UnsafeFilename:
+            named = None
+        if named is not None:
+            block = FileBlock(named.path, code.rstrip("\n") + "\n")
+            note = (f"[codeduet: this ```{LANGUAGES[language].tags[0]} block has no `// filename:` line, but most "
+                    f"of {target} is in it, so it was saved as {target}; name the file you send with that line]")
     if block is None:
         reason = not_a_program(language, code)
         if reason is not None:
@@ -222,8 +231,10 @@ def place_block(workspace: Path, code: str, language: str, size_limit: int, size
     own = language_of_path(block.path)
     if own is not None and own.name in languages and own.program(block.content) \
             and not (own.name == "rust" and in_cargo_project(workspace, block.path)):
-        return block.path, own.name, ""
-    return saved_result(block, language)
+        return block.path, own.name, note
+    saved = saved_result(block, language)
+    saved.output = f"{note}\n{saved.output}" if note else saved.output
+    return saved
 
 
 def package_of(workspace: Path, path: str) -> str | None:
