@@ -77,7 +77,7 @@ def run_one(path: Path, opts: Any, as_json: bool, human: Any = None) -> int:
 
 
 def chat_command(console: Console, model: str | None, human: str, max_auto_reply: int,
-                 workspace: Path | None) -> int:
+                 workspace: Path | None, languages: list[str] | None = None) -> int:
     """`codeduet chat`: the person types a task, the loop runs with them in it, and then they can type the next one;
     each task is its own run. 'exit' (or a closed stdin after a run) ends it with the last run's exit code."""
     from agents.conversation import RunOptions, run_scenario, until_stopped
@@ -102,7 +102,8 @@ def chat_command(console: Console, model: str | None, human: str, max_auto_reply
         scenario = Scenario(name="chat", description="free-form session from `codeduet chat`", task=task,
                             user_proxy=UserProxyConfig(human_input_mode=mode,
                                                        max_consecutive_auto_reply=max_auto_reply))
-        opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace)
+        opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace,
+                          languages=languages)
         result = until_stopped(lambda s=scenario, o=opts: run_scenario(s, o, display=ConsoleDisplay(console),
                                                                        human=human_for_mode(console)))
         code, runs = report_result(result, console), runs + 1
@@ -309,12 +310,14 @@ def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario Y
 @app.command()
 def chat(model: Optional[str] = typer.Option(None, help="A name in the model table (where: codeduet --help)."),
          human: str = typer.Option("always", help="always|terminate|never"),
-         max_auto_reply: int = typer.Option(10, min=0), workspace: Optional[Path] = typer.Option(None)) -> None:
+         max_auto_reply: int = typer.Option(10, min=0), workspace: Optional[Path] = typer.Option(None),
+         languages: Optional[str] = typer.Option(None, metavar="LANG,...", help="Toolchains for the tasks: c, cpp, "
+                                                 "go, rust, javascript (docs/LANGUAGES.md).")) -> None:
     """Free-form session: type a task, then steer, approve or stop the loop."""
     install_signal_handlers()
     with cli_errors():
         raise typer.Exit(chat_command(console, model=model, human=human, max_auto_reply=max_auto_reply,
-                                      workspace=workspace))
+                                      workspace=workspace, languages=language_list(languages)))
 
 
 @app.command(context_settings={"ignore_unknown_options": True})  # `replay -1`: the newest run, not an option
