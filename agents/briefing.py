@@ -13,7 +13,8 @@ from agents.prompts import render
 
 SOURCE_SUFFIXES = (".py", *BY_SUFFIX)
 """Files that are code: Python's and those of the languages a sandbox can have (agents/languages.py)."""
-PY_NAME = re.compile(r"\b[\w/.-]+\.(?:py|" + "|".join(s[1:] for s in BY_SUFFIX) + r")\b")
+PY_NAME = re.compile(r"\b(?![A-Z]\w*\.js\b)[\w/.-]+\.(?:py|" + "|".join(s[1:] for s in BY_SUFFIX) + r")\b")
+"""A source file the task names: `stats.c`, `src/lib.rs`; not a library's name such as Node.js or Vue.js."""
 
 PREVIEW_CHARS = 4000
 """Characters of file preview at most in one first message, all files together."""

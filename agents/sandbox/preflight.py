@@ -18,7 +18,8 @@ def warnings_for(cfg: SandboxConfig) -> list[str]:
 
 
 def preflight(cfg: SandboxConfig) -> list[str]:
-    """Raise DockerUnavailable / ImageMissing early; return lines to show the user (warnings first)."""
+    """Raise DockerUnavailable / ImageMissing early; return lines to show the user (warnings first). `cfg.image`
+    becomes the image that will run (agents/sandbox/image.py resolve_image)."""
     lines = [f"[yellow]warning:[/] {w}" for w in warnings_for(cfg)]
     if cfg.kind != "docker":
         return lines
@@ -27,7 +28,10 @@ def preflight(cfg: SandboxConfig) -> list[str]:
 
     client = docker_client()
     try:
-        ensure_image(resolve_image(cfg.image, cfg.languages, client), client, cfg.languages)
+        image = resolve_image(cfg.image, cfg.languages, client)
+        ensure_image(image, client, cfg.languages)
+        cfg.image = image  # the image that runs (one with more languages, when the set's own is not built): the
+        # transcript records it, and replay --execute runs it again
         removed = remove_orphans(client)
     finally:
         client.close()
