@@ -137,8 +137,8 @@ def assert_files_stay_inside(reply: str) -> None:
                                                                              path.split("/")[0] == p])
             if isinstance(placed, ExecResult):
                 name = placed.filename
-                if placed.refused:
-                    continue
+                if placed.refused or (name is None and not placed.saved_only):
+                    continue  # refused, or nothing written (a block of a language that is not a whole program)
             else:
                 name = placed[0]
             assert name and not name.startswith("/") and ".." not in name.split("/"), name

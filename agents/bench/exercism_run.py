@@ -65,6 +65,9 @@ def example_files(ex: Exercise) -> dict[str, str]:
     targets = [s for s in ex.solution if PurePosixPath(s).name != "Cargo.toml"]
     out = {}
     for example in ex.example:
+        if PurePosixPath(example).name == "Cargo-example.toml":  # the example's own manifest (its crates)
+            out["Cargo.toml"] = (ex.path / example).read_text(encoding="utf-8")
+            continue
         suffix = PurePosixPath(example).suffix
         same = [t for t in targets if PurePosixPath(t).suffix == suffix]
         if not same:
