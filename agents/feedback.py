@@ -12,7 +12,7 @@ from agents.codeblocks import SHELLS
 from agents.compiler_output import first_error_line, signal_name, summarize
 from agents.dropped_defs import Kept
 from agents.languages import LANGUAGES, language_of_path
-from agents.prompts import render
+from agents.prompts import render, resend_files
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import LOCALS_HEADER
 from agents.workspace_view import current_text, files_changed_text
@@ -260,10 +260,8 @@ def resend_file(outcome: Outcome) -> str:
     """How the whole corrected file is asked for, in the language of the file the reply saved (or of its last
     block): ```python with `# filename:`, or ```c with `// filename:` and so on."""
     langs = [language_of_path(path) for path in outcome.written]
-    lang = next((x for x in langs if x is not None), None) or LANGUAGES.get(outcome.results[-1].language)
-    if lang is None:
-        return render("resend_files", tag="python", comment="#")
-    return render("resend_files", tag=lang.tags[0], comment="//")
+    lang = next((x.name for x in langs if x is not None), None) or outcome.results[-1].language
+    return resend_files(lang)
 
 
 def not_run_text(not_run: list[str], languages: list[str] | tuple[str, ...] = ()) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agents.codeblocks import extract_code_blocks
 from agents.languages import LANGUAGES
-from agents.prompts import render
+from agents.prompts import render, resend_files
 from agents.sandbox.filenames import UnsafeFilename, clean_path
 
 
@@ -92,8 +92,8 @@ class Seen:
             return render("unchanged", note=self.note, summary=self.summary)
         script = "the complete new script" if reask else "a different, corrected complete script"
         lang = LANGUAGES.get(self.language)
-        tag, comment = (lang.tags[0], "//") if lang else ("python", "#")
-        resend = render("resend_files", tag=tag, comment=comment) if self.files else f"{script} in one ```{tag} block"
+        tag = lang.tags[0] if lang else "python"
+        resend = resend_files(self.language) if self.files else f"{script} in one ```{tag} block"
         return render("repeat_reask" if reask else "repeat", where=self.where, summary=self.summary, resend=resend)
 
 

@@ -58,6 +58,15 @@ def system_message(files: bool = False, languages: list[str] | tuple[str, ...] =
     return render("system_files" if files else "system")
 
 
+def resend_files(language: str = "python") -> str:
+    """How the whole corrected file is asked for in `language`: ```python with `# filename:`, ```c with
+    `// filename:` and so on for the languages of agents/languages.py."""
+    from agents.languages import LANGUAGES
+
+    lang = LANGUAGES.get(language)
+    return render("resend_files", tag=lang.tags[0] if lang else "python", comment="//" if lang else "#")
+
+
 HOW_TO_BUILD = {
     "c": "C is compiled with `cc -g -fsanitize=address,undefined`: a bad memory access stops the program and names "
          "its line.",
