@@ -15,7 +15,7 @@ from agents.languages import LANGUAGES, language_of_path
 from agents.prompts import render, resend_files
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import LOCALS_HEADER
-from agents.workspace_view import current_text, files_changed_text
+from agents.workspace_view import current_text, files_changed_text, project_files, quote_frames
 
 TRACEBACK = "Traceback (most recent call last):"
 FRAME = re.compile(r'^\s*File "([^"]+)", line \d+')
@@ -127,12 +127,15 @@ def run_summary(last: ExecResult) -> str:
 
 def first_line(text: str, limit: int = 160) -> str:
     """The first of pytest's 'E' lines (the assertion), else the first non-empty line; shortened. An assertion
-    that ends with a colon ("2 of 3 examples failed:") announces what follows, so its next 'E' line is joined."""
+    that ends with a colon ("2 of 3 examples failed:", a command check's "it exited with 1:") announces what follows,
+    so its next ('E') line is joined."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     errors = [ln[1:].strip() for ln in lines if ln.startswith("E ")]
     line = errors[0] if errors else (lines[0] if lines else "")
     if errors and line.endswith(":") and len(errors) > 1:
         line = f"{line} {errors[1]}"
+    elif not errors and line.endswith(":") and len(lines) > 1:  # "it exited with 1:" and the compiler's first error
+        line = f"{line} {first_error_line(chr(10).join(lines[1:])) or lines[1]}"
     return line if len(line) <= limit else line[:limit] + "…"
 
 
@@ -239,8 +242,25 @@ def _your_run(outcome: Outcome) -> str:
         return render("run_usage", path=last.filename, exit_code=last.exit_code, output=_output(outcome))
     if last.exit_code == 0:
         return render("run_ok", output=_output(outcome))
-    return render("run_failed", exit_code=last.exit_code, error_title=_failure(last)[0],
-                  output=condensed(last.output) or "(no output)")
+    output = condensed(last.output) or "(no output)"
+    notes = [ln for ln in last.output.splitlines() if ln.startswith("[codeduet: ")]
+    if _shown_by_a_check(output, outcome.checks):
+        return render("run_failed_same", exit_code=last.exit_code, notes="".join(f"\n{n}" for n in notes))
+    return render("run_failed", exit_code=last.exit_code, error_title=_failure(last)[0], output=output)
+
+
+ADDRESSES = re.compile(r"0x[0-9a-f]+|==\d+==|/workspace/")
+
+
+def _shown_by_a_check(output: str, checks: list[CheckResult]) -> bool:
+    """Whether a failed check's report already holds this error (the check built and ran the same program, as a
+    sanitizer's report, say): then it is not shown twice. Addresses and process ids differ between the runs."""
+    lines = [ADDRESSES.sub("", ln).strip() for ln in output.splitlines()
+             if ln.strip() and not ln.startswith("[codeduet: ")]
+    if len(lines) < 2:
+        return False
+    shown = [ADDRESSES.sub("", c.detail) for c in checks if not c.passed and c.detail]
+    return any(all(ln in detail for ln in lines) for detail in shown)
 
 
 def runs_here(languages: list[str] | tuple[str, ...] = ()) -> str:
@@ -256,12 +276,23 @@ def rewrite_in(languages: list[str] | tuple[str, ...] = ()) -> str:
     return "complete code in one of those languages, each file in its own block"
 
 
-def resend_file(outcome: Outcome) -> str:
-    """How the whole corrected file is asked for, in the language of the file the reply saved (or of its last
-    block): ```python with `# filename:`, or ```c with `// filename:` and so on."""
+def resend_file(outcome: Outcome, workspace: Path | None = None) -> str:
+    """How the whole corrected file is asked for, in the language of the file the reply saved; when it saved none,
+    in the project's one language (a JavaScript project whose reply ran a Python script is asked for its .js file
+    again, not for Python); else in its last block's: ```python with `# filename:`, ```c with `// filename:` ..."""
     langs = [language_of_path(path) for path in outcome.written]
-    lang = next((x.name for x in langs if x is not None), None) or outcome.results[-1].language
+    lang = next((x.name for x in langs if x is not None), None) or \
+        (project_language(workspace) if workspace is not None else None) or outcome.results[-1].language
     return resend_files(lang)
+
+
+def project_language(workspace: Path) -> str | None:
+    """The language of the workspace's source files when they are all of one language other than Python (a Go or
+    JavaScript project), else None."""
+    found = {lang.name for rel, _ in project_files(workspace)
+             if (lang := language_of_path(rel)) is not None and not rel.endswith((".h", ".hh", ".hpp"))}
+    python = any(rel.endswith(".py") for rel, _ in project_files(workspace))
+    return found.pop() if len(found) == 1 and not python else None
 
 
 def not_run_text(not_run: list[str], languages: list[str] | tuple[str, ...] = ()) -> str:
@@ -277,6 +308,8 @@ def execution_feedback(outcome: Outcome, workspace: Path | None = None, files_ta
     """The reply for an executed turn, after a line naming any block that did not run (agents/prompts/not_run.md).
     `files_task`: the task is about Python files (agents/briefing.py works_on_files), so failing checks judge them."""
     report = _report(outcome, workspace, files_task)
+    if workspace is not None:
+        report = quote_frames(report, workspace)
     return f"{not_run_text(outcome.not_run, languages)}\n\n{report}" if outcome.not_run else report
 
 
@@ -295,7 +328,7 @@ def _report(outcome: Outcome, workspace: Path | None = None, files_task: bool = 
     failed = [c for c in outcome.checks if not c.passed]
     subject, resend = ("script", "the complete corrected script in one ```python block")
     if outcome.written or (files_task and failed):
-        subject, resend = ("file" if outcome.written else "code"), resend_file(outcome)
+        subject, resend = ("file" if outcome.written else "code"), resend_file(outcome, workspace)
     elif last.language in SHELLS:  # a shell block failed: asked again as shell, not as Python
         subject, resend = "commands", f"the corrected commands in one ```{last.language} block"
     elif last.language in LANGUAGES:  # a C, Go, ... program: asked again in its language

@@ -136,6 +136,32 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
+FRAME = re.compile(r"^(?P<head> {4}(?P<file>[\w.][\w./-]*\.(?:c|cc|cpp|cxx|h|hh|hpp|go|rs)):(?P<line>\d+)(?::\d+)? "
+                   r"in \S[^\n]*?)$", re.MULTILINE)
+"""A stack frame in the user's file as agents/compiler_output.py shortens a sanitizer report or a Go or Rust panic:
+`    stats.c:19 in read_numbers`."""
+
+
+def quote_frames(text: str, root: Path, width: int = 100) -> str:
+    """Each stack frame in a file of the workspace followed by the source line it names (`stats.c:19 in read_numbers:
+    items[n++] = value;`): a compiler's error shows its line, a sanitizer's or a panic's frames give only numbers,
+    which a small model does not count its way to."""
+    cache: dict[str, list[str] | None] = {}
+
+    def source(m: re.Match[str]) -> str:
+        rel = m["file"]
+        if rel not in cache:
+            path = root / rel
+            text = _read_text(path) if ".." not in Path(rel).parts and path.is_file() else None
+            cache[rel] = text.splitlines() if text is not None else None
+        lines, number = cache[rel], int(m["line"])
+        if not lines or not 0 < number <= len(lines) or not lines[number - 1].strip():
+            return m[0]
+        return f"{m['head']}: {lines[number - 1].strip()[:width]}"
+
+    return FRAME.sub(source, text)
+
+
 def top_level_names(code: str) -> set[str]:
     """Names of the functions and classes a Python text defines at module level (none when it does not parse)."""
     try:

@@ -4,6 +4,7 @@ local executor; the command-line tool case also in the Docker sandbox."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -285,3 +286,41 @@ def test_a_failed_pytest_check_names_every_failing_test_and_counts_the_passing_o
     long_name = "test_" + "a_very_long_name_" * 6  # pytest's header then has one `_` a side
     out = pytest_output(f"def {long_name}():\n    assert 1 == 2\n\ndef test_short():\n    assert 3 == 4\n")
     assert pytest_summary(out, 0, 2).startswith(f"2 of 2 tests failed: {long_name}, test_short\n")
+
+
+def test_a_failed_check_asks_for_the_projects_file_in_its_language_not_the_scripts(tmp_path):
+    """js_slugify (2026-11-27): the 1.5B ran a Python script in a JavaScript project, and the report asked for 'the
+    whole corrected file in a ```python block'; the hidden tests judge slugify.js, so it asks for JavaScript."""
+    from agents.checks import CheckResult
+    from agents.feedback import execution_feedback
+
+    (tmp_path / "slugify.js").write_text("module.exports = (t) => t;\n", encoding="utf-8")
+    (tmp_path / "package.json").write_text("{}\n", encoding="utf-8")
+    outcome = Outcome("executed", results=[ExecResult(1, "AssertionError\n", 0.1, filename="block03.py")],
+                      checks=[CheckResult("command (hidden tests): 'node --test'", False, "it exited with 1")])
+    report = execution_feedback(outcome, tmp_path, files_task=True, languages=("javascript",))
+    assert "```javascript block whose first line is `// filename:" in report and "```python block" not in report
+    (tmp_path / "helper.py").write_text("x = 1\n", encoding="utf-8")  # a project with Python in it: as before
+    assert "```python block" in execution_feedback(outcome, tmp_path, files_task=True, languages=("javascript",))
+
+
+def test_a_run_that_failed_as_a_check_reports_is_not_shown_twice():
+    """c_memory_bug (2026-11-27): the check built stats.c with the sanitizers and so did the model's own run; the
+    same 11-line ASan report was shown twice per turn. The run is now said in one line, its codeduet notes kept."""
+    from agents.checks import CheckResult
+    from agents.compiler_output import summarize
+    from agents.feedback import execution_feedback
+
+    raw = (ROOT / "tests" / "data" / "compiler_output" / "asan_heap_overflow.txt").read_text(encoding="utf-8")
+    other = re.sub(r"==(\d+)==", r"==9\1==", raw.replace("0x", "0x1"))  # another process: addresses, pid
+    note = "[codeduet: this ```c block has no `// filename:` line, but most of stats.c is in it, so it was saved]\n"
+    check = CheckResult("command: 'cc -fsanitize=address stats.c && ./a.out'", False,
+                        "it exited with 1:\n" + summarize(other))
+    outcome = Outcome("executed", results=[ExecResult(1, note + raw, 0.1, filename="stats.c", language="c")],
+                      checks=[check])
+    report = execution_feedback(outcome)
+    assert report.count("heap-buffer-overflow on address") == 1, report
+    assert "it failed the same way as the check above (exit code 1)" in report and note.strip() in report
+    different = CheckResult("command: 'make test'", False, "it exited with 2:\nmake: *** No rule to make target")
+    report = execution_feedback(Outcome("executed", results=outcome.results, checks=[different]))
+    assert report.count("heap-buffer-overflow on address") == 1 and "the same way" not in report

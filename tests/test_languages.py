@@ -74,6 +74,20 @@ def test_a_command_check_and_an_unknown_language_in_yaml(tmp_path: Path):
         load_scenario(path)
 
 
+def test_a_frame_in_a_workspace_file_quotes_its_source_line(tmp_path: Path):
+    from agents.workspace_view import quote_frames
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_text("fn a() {}\n\n    let x = v[i + 1];\n", encoding="utf-8")
+    (tmp_path / "stats.c").write_text("int main(void) {\n  items[n++] = value;\n}\n", encoding="utf-8")
+    report = ("WRITE of size 4\n    stats.c:2 in read_numbers\n    src/lib.rs:3:17 in roman::to_roman\n"
+              "    stats.c:99 in main\n    ../etc/passwd.c:1 in f\n    /usr/lib/x.c:1 in g\nstats.c:2 in prose")
+    assert quote_frames(report, tmp_path).splitlines() == [
+        "WRITE of size 4", "    stats.c:2 in read_numbers: items[n++] = value;",
+        "    src/lib.rs:3:17 in roman::to_roman: let x = v[i + 1];", "    stats.c:99 in main",
+        "    ../etc/passwd.c:1 in f", "    /usr/lib/x.c:1 in g", "stats.c:2 in prose"]
+
+
 def test_a_lone_source_path_comment_names_the_file():
     assert CodeBlock("rust", "// src/lib.rs\npub fn f() {}\n").filename == "src/lib.rs"  # as the 1.5B writes it
     assert CodeBlock("c", "// compute the sum\nint main(void) {}\n").filename is None
@@ -137,8 +151,9 @@ def test_addresssanitizer_names_the_bad_access_and_its_line(executor):
             "    printf(\"%d\\n\", a[0]);\n    free(a);\n    return 0;\n}\n")
     result = executor.execute(code, "c")
     assert result.exit_code != 0 and "heap-buffer-overflow" in result.output
-    feedback = execution_feedback(Outcome("executed", results=[result]))
-    assert "heap-buffer-overflow" in feedback and "block01.c:5" in feedback
+    feedback = execution_feedback(Outcome("executed", results=[result]), workspace=executor.workspace)
+    assert "heap-buffer-overflow" in feedback
+    assert "block01.c:5 in main: for (int i = 0; i <= 4; i++) a[i] = i;" in feedback  # the frame quotes its line
     assert "Shadow byte" not in feedback and "allocated by thread T0 here" in feedback and "block01.c:4" in feedback
 
 

@@ -214,6 +214,9 @@ def test_failed_checks_show_expected_and_the_closest_output_line():
                 "E         f(3) returned 4, expected 6\nE         Find the mistake")
     assert first_line(examples) == ("AssertionError: 1 of 2 examples from the docstring failed: "
                                     "f(3) returned 4, expected 6")
+    build = "it exited with 1:\n# wrap\n./wrap.go:10:9: undefined: currentLine\n"  # a command check's build error
+    assert first_line(build) == "it exited with 1: ./wrap.go:10:9: undefined: currentLine"
+    assert first_line("it exited with 1:\nno such file\n") == "it exited with 1: no such file"
 
 
 def test_file_preview_shows_the_head_of_each_file_within_its_budget():
