@@ -1,0 +1,3 @@
+module reverse
+
+go 1.22
