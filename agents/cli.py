@@ -439,6 +439,8 @@ def bench_exercism(track: Path = typer.Option(..., help="A polyglot-benchmark ch
                                                            "(go,rust,cpp,python,javascript,java)."),
                    limit: Optional[int] = typer.Option(None, min=1, help="Exercises per language (the first N by "
                                                        "name; skipped ones listed among them)."),
+                   sample: Optional[int] = typer.Option(None, min=1, help="Exercises per language, evenly spaced "
+                                                        "over the names (a fairer slice than the first N)."),
                    only: Optional[str] = typer.Option(None, help="Only these exercises, comma-separated (name or "
                                                       "lang/name)."),
                    model: Optional[str] = typer.Option(None, help="With --reply model: a name in the model table "
@@ -455,8 +457,8 @@ def bench_exercism(track: Path = typer.Option(..., help="A polyglot-benchmark ch
 
     install_signal_handlers()
     with cli_errors():
-        raise typer.Exit(main(console, track=track, languages=languages, only=only, limit=limit, model=model,
-                              reply=reply, out=out, max_seconds=max_seconds))
+        raise typer.Exit(main(console, track=track, languages=languages, only=only, limit=limit, sample=sample,
+                              model=model, reply=reply, out=out, max_seconds=max_seconds))
 
 
 @app.command()

@@ -74,7 +74,8 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
              BUILD + 'rustc --edition 2021 -g -o "$b" "$1" && exec "$b"',
              _has(r"^\s*(pub\s+)?fn\s+main\s*\("), "rustc, cargo (offline: no crates.io)"),
     Language("javascript", "JavaScript", ("javascript", "js", "node", "nodejs", "mjs", "cjs"), ".js",
-             ("nodejs",), 'shift; exec node "$1"', _script, "node (node --test for tests)"),
+             ("nodejs", "jest", "node-babel7"), 'shift; exec node "$1"', _script,
+             "node (node --test or jest for tests)"),
 )}
 """Every language besides Python, by name."""
 NAMES = tuple(LANGUAGES)

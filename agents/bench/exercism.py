@@ -11,7 +11,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -19,6 +19,8 @@ from agents.errors import BadInputError
 from agents.languages import NAMES
 from agents.sandbox.config import language_image
 from agents.scenario import Scenario, load_scenario
+
+T = TypeVar("T")
 
 IMAGE = language_image(NAMES)
 """The sandbox image every exercise runs in: the one with every toolchain (`codeduet sandbox build --languages
@@ -62,15 +64,22 @@ CPP_TEST = ("d=/tmp/x/{name}; rm -rf /tmp/x && mkdir -p /tmp/x && cp -r . \"$d\"
 """The track's CMakeLists.txt names the program after its folder, so the build runs on a copy in a folder of the
 exercise's name; EXERCISM_RUN_ALL_TESTS compiles every test case in (else only the first runs); `make` builds the
 tests and runs them (the CMakeLists' test_<name> target)."""
+NODE_MODULES = "/usr/share/nodejs"
+JEST_CONFIG = json.dumps({"transform": {r"\.js$": [f"{NODE_MODULES}/babel-jest", {
+    "configFile": False, "babelrc": False,
+    "presets": [[f"{NODE_MODULES}/@babel/preset-env", {"targets": {"node": "current"}}]]}]}})
+JEST_TEST = ("jest --ci --no-watchman --rootDir . --config "
+             + shlex.quote(JEST_CONFIG).replace("{", "{{").replace("}", "}}") + " {tests}")
+"""The track's tests run under Debian's jest with its babel (the image's jest and node-babel7 packages, found by
+their path in /usr/share/nodejs: jest resolves a transform from the project): the exercise's own babel.config.js
+names Exercism's preset from npm, so the transform is given here, ES modules to CommonJS for the running node."""
 SPECS = {s.slug: s for s in (
     TrackSpec("go", ("go",), "go", "go test ./..."),
     TrackSpec("rust", ("rust",), "rust", "CARGO_TARGET_DIR=/tmp/cargo-target cargo test -- --include-ignored",
               "cargo test -- --include-ignored"),
     TrackSpec("cpp", ("cpp",), "cpp", CPP_TEST, "cmake -DEXERCISM_RUN_ALL_TESTS=1 and make, in a build folder"),
     TrackSpec("python", (), "python", "python3 -m pytest -q -p no:cacheprovider {tests}"),
-    TrackSpec("javascript", ("javascript",), "javascript", "npx jest", unsupported=(
-        "its tests run under jest through babel (@exercism/babel-preset-javascript, babel-jest, core-js) installed "
-        "from npm, which the offline sandbox cannot reach and the image does not have")),
+    TrackSpec("javascript", ("javascript",), "javascript", JEST_TEST, "jest (its tests through babel)"),
     TrackSpec("java", (), "java", "./gradlew test", unsupported=(
         "its tests run under Gradle with JUnit and AssertJ downloaded from Maven Central; the sandbox is offline "
         "and has no JDK")),
@@ -243,10 +252,19 @@ def registry_crates(cargo_toml: str) -> list[str]:
             for name, value in deps.items() if not re.search(r"\bpath\s*=", value)]
 
 
+def spread(items: list[T], n: int) -> list[T]:
+    """n items evenly spaced over the list (all of it when n covers it): a slice that is not biased to the letter
+    a, as the first n by name are."""
+    if n >= len(items):
+        return items
+    return [items[i * len(items) // n] for i in range(n)]
+
+
 def discover(track: Path, languages: list[str] | None = None, only: list[str] | None = None,
-             limit: int | None = None) -> list[Exercise]:
+             limit: int | None = None, sample: int | None = None) -> list[Exercise]:
     """The exercises of the track, by language then name: --languages, then --only (names, or slug/name), then
-    --limit per language. Skipped ones are kept (with their reason), so they are listed, never dropped."""
+    --sample (n evenly spaced) and --limit per language. Skipped ones are kept (with their reason), so they are
+    listed, never dropped."""
     tracks = find_tracks(track)
     if languages:
         unknown = sorted(set(languages) - set(SPECS))
@@ -262,6 +280,8 @@ def discover(track: Path, languages: list[str] | None = None, only: list[str] | 
                      if d.is_dir() and not d.name.startswith(".")]
         if only:
             exercises = [e for e in exercises if e.name in only or e.key in only]
+        if sample is not None:
+            exercises = spread(exercises, sample)
         out += exercises[:limit] if limit is not None else exercises
     if only:
         missing = sorted(set(only) - {e.name for e in out} - {e.key for e in out})

@@ -184,18 +184,19 @@ def _append(path: Path, record: dict[str, Any]) -> None:
 
 
 def run_bench(console: Console, track: Path, *, languages: list[str] | None = None, only: list[str] | None = None,
-              limit: int | None = None, model: str | None = None, reply: str = "model", out: Path | None = None,
+              limit: int | None = None, sample: int | None = None, model: str | None = None,
+              reply: str = "model", out: Path | None = None,
               max_seconds: float | None = None, image: str = IMAGE, root: Path | None = None) -> dict[str, Any]:
     """Run the selected exercises one after the other; returns the summary (also in root/summary.json and --out)."""
     if reply not in REPLIES:
         raise BadInputError(f"--reply {reply!r}: use one of {', '.join(REPLIES)}")
     if model is not None and reply != "model":
         raise BadInputError(f"--model {model}: only with --reply model (--reply {reply} is the scripted model)")
-    exercises = discover(track, languages, only, limit)
+    exercises = discover(track, languages, only, limit, sample)
     root = root or Path.cwd() / "bench-out" / f"exercism-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     root.mkdir(parents=True, exist_ok=True)
     meta = {"track": str(track.resolve()), "reply": reply, "model": model, "languages": languages, "only": only,
-            "limit": limit, "max_seconds": max_seconds, "image": image,
+            "limit": limit, "sample": sample, "max_seconds": max_seconds, "image": image,
             "protocol": {"strategy": PROTOCOL, "max_consecutive_auto_reply": MAX_AUTO_REPLY},
             "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "commit": git_commit(),
             "machine": machine()}
@@ -228,8 +229,8 @@ def run_bench(console: Console, track: Path, *, languages: list[str] | None = No
 
 
 def main(console: Console, track: Path, languages: str | None, only: str | None, limit: int | None,
-         model: str | None, reply: str, out: Path | None, max_seconds: float | None) -> int:
+         sample: int | None, model: str | None, reply: str, out: Path | None, max_seconds: float | None) -> int:
     """CLI entry: 0 when every selected exercise ran (passed or not)."""
-    run_bench(console, track, languages=names(languages, ALIASES), only=names(only), limit=limit, model=model,
-              reply=reply, out=out, max_seconds=max_seconds)
+    run_bench(console, track, languages=names(languages, ALIASES), only=names(only), limit=limit, sample=sample,
+              model=model, reply=reply, out=out, max_seconds=max_seconds)
     return 0
