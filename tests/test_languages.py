@@ -328,3 +328,14 @@ def test_a_given_file_sent_back_without_its_name_is_saved_as_that_file(executor)
     assert not (executor.workspace / "block01.js").exists()
     unrelated = executor.execute("console.log('hello', 6 * 7);\n", "javascript")
     assert unrelated.filename == "block01.js" and "hello 42" in unrelated.output
+
+
+@pytest.mark.docker
+def test_a_script_with_a_shebang_keeps_it_on_its_first_line(executor):
+    """Exercism's javascript/grep (2026-11-27): `// filename: grep.js` was kept above `#!/usr/bin/env node`, and
+    node refused the file with a SyntaxError on line 2."""
+    result = executor.execute("// filename: tool.js\n#!/usr/bin/env node\nconsole.log('ok', 6 * 7);\n", "javascript")
+    assert result.exit_code == 0 and "ok 42" in result.output, result.output
+    assert (executor.workspace / "tool.js").read_text().startswith("#!/usr/bin/env node\n")
+    kept = executor.execute("// filename: main.c\n#include <stdio.h>\nint main(void) { puts(\"hi\"); }\n", "c")
+    assert kept.exit_code == 0 and (executor.workspace / "main.c").read_text().startswith("// filename: main.c\n")

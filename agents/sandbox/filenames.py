@@ -167,9 +167,11 @@ def file_block(code: str, workspace: Path, size_limit: int, size_label: str,
 
 def keeps_first_line(path: str, code: str) -> bool:
     """A C, C++, Go, Rust or JavaScript file whose `filename:` line is a comment there (`// filename: main.c`, not
-    `# filename:`) is saved whole, so the line numbers of its compiler errors are the ones the model sent."""
-    first = code.lstrip("\n").split("\n", 1)[0].strip()
-    return language_of_path(path) is not None and first.startswith(("//", "/*"))
+    `# filename:`) is saved whole, so the line numbers of its compiler errors are the ones the model sent; but not
+    when a `#!` line follows it: a shebang must stay the first line (node refused `#!/usr/bin/env node` on line 2)."""
+    lines = code.lstrip("\n").split("\n", 2)
+    first, second = lines[0].strip(), (lines[1] if len(lines) > 1 else "")
+    return language_of_path(path) is not None and first.startswith(("//", "/*")) and not second.startswith("#!")
 
 
 def _without_first_line(code: str) -> str:
