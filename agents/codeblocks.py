@@ -7,7 +7,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from agents.languages import BY_TAG
+from agents.languages import BY_TAG, language_of_path
 from agents.sandbox.filenames import declared_filename
 
 FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)```", re.DOTALL)
@@ -94,11 +94,31 @@ class Segment:
     closed: bool = True
 
 
+def with_opening_fence(text: str) -> str:
+    """A reply that forgot the opening fence of its first block, given it back: the code starts with a line naming
+    its file (`// filename: src/lib.rs`), and the bare ``` after it closes nothing (the 1.5B wrote Exercism's
+    rust/accumulate so, and was told its reply was cut off). Only a reply with that one fence qualifies; any other
+    text is returned as it is."""
+    if text.count("```") != 1:
+        return text
+    first = text.find("```")
+    if text[first + 3:].split("\n", 1)[0].strip():  # the first fence has a tag: it opens a block
+        return text
+    lines = text[:first].split("\n")
+    start = next((i for i, line in enumerate(lines) if declared_filename(line) is not None), None)
+    if start is None or not "".join(lines[start + 1:]).strip():  # a file line, then the code, then the fence
+        return text
+    name = declared_filename(lines[start]) or ""
+    lang = language_of_path(name)
+    tag = lang.tags[0] if lang else "python" if name.endswith(".py") else ""
+    return "\n".join(lines[:start] + [f"```{tag}"] + lines[start:]) + text[first:]
+
+
 def segments(text: str | None) -> list[Segment]:
     """A message cut into prose and fenced blocks, in order: the closed ``` blocks, then a final unclosed one (a
     cut-off reply) when code follows its opening line; everything else is prose."""
     out: list[Segment] = []
-    text, pos = text or "", 0
+    text, pos = with_opening_fence(text or ""), 0
     for m in FENCE.finditer(text):
         if m.start() > pos:
             out.append(Segment(text[pos:m.start()]))
@@ -170,7 +190,7 @@ def first_command(script: str, limit: int = 80) -> str:
 
 def is_unclosed(text: str | None) -> bool:
     """True when the reply ends inside an open code fence (usually a reply cut at max_tokens)."""
-    return bool(text) and text.count("```") % 2 == 1
+    return bool(text) and with_opening_fence(text).count("```") % 2 == 1
 
 
 def classify_reply(text: Any) -> str:

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from agents.checks import CheckResult
-from agents.codeblocks import SHELLS
+from agents.codeblocks import SHELLS, segments
 from agents.compiler_output import first_error_line, signal_name, summarize
 from agents.dropped_defs import Kept
-from agents.languages import LANGUAGES, language_of_path
+from agents.languages import BY_TAG, LANGUAGES, language_of_path
 from agents.prompts import render, resend_files
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import LOCALS_HEADER
@@ -274,6 +274,17 @@ def rewrite_in(languages: list[str] | tuple[str, ...] = ()) -> str:
     if not languages:
         return "one complete Python script in a ```python block"
     return "complete code in one of those languages, each file in its own block"
+
+
+def cut_off_ask(content: str, languages: list[str] | tuple[str, ...] = ()) -> str:
+    """What a cut-off reply is asked to send again: a Python script, or, in a sandbox with languages, the file or
+    program in the language of the block that was cut (else the sandbox's one language)."""
+    cut = next((s.language for s in reversed(segments(content)) if s.fence), "")
+    lang = BY_TAG[cut].name if cut in BY_TAG and BY_TAG[cut].name in languages else \
+        languages[0] if len(languages) == 1 else None
+    if lang is None:
+        return "script in one ```python block"
+    return f"file or program in one ```{LANGUAGES[lang].tags[0]} block"
 
 
 def resend_file(outcome: Outcome, workspace: Path | None = None) -> str:

@@ -14,7 +14,7 @@ from agents.checks import run_checks
 from agents.cli_usage import is_usage_exit
 from agents.codeblocks import SHELLS, classify_reply, extract_code_blocks, first_command
 from agents.dropped_defs import with_needed
-from agents.feedback import Outcome, execution_feedback, rewrite_in, runs_here
+from agents.feedback import Outcome, cut_off_ask, execution_feedback, rewrite_in, runs_here
 from agents.prompts import render
 from agents.protocols import Display, Executor
 from agents.scenario import Scenario
@@ -29,10 +29,10 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
     whatever the exit code, unless nothing was saved or run (a refused file). A block of another language is named
     in the report as not run. seen(content) answers a reply that must not run (code that already ran) instead."""
     kind = classify_reply(content)  # an unclosed block (cut off) is incomplete code: never run it
-    if kind in ("empty", "unclosed", "no_code"):
-        return Outcome(kind, feedback=render(kind))
-    blocks = extract_code_blocks(content)
     languages = scenario.sandbox.languages
+    if kind in ("empty", "unclosed", "no_code"):
+        return Outcome(kind, feedback=render(kind, what=cut_off_ask(content, languages)))
+    blocks = extract_code_blocks(content)
     # Python, shell and the sandbox's languages to run, and files to save (`# filename:`)
     runnable = [b for b in blocks if b.runs_in(languages) or b.filename is not None]
     not_run = [b.language for b in blocks if b not in runnable and not b.shown_only]  # said, never dropped silently

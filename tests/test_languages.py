@@ -339,3 +339,28 @@ def test_a_script_with_a_shebang_keeps_it_on_its_first_line(executor):
     assert (executor.workspace / "tool.js").read_text().startswith("#!/usr/bin/env node\n")
     kept = executor.execute("// filename: main.c\n#include <stdio.h>\nint main(void) { puts(\"hi\"); }\n", "c")
     assert kept.exit_code == 0 and (executor.workspace / "main.c").read_text().startswith("// filename: main.c\n")
+
+
+def test_a_reply_that_forgot_its_opening_fence_is_read_as_the_file_it_names():
+    """Exercism's rust/accumulate (2026-11-27): the 1.5B began with `// filename: src/lib.rs`, ended with a bare
+    ```, and was told twice that its reply was cut off; its code never ran."""
+    from agents.codeblocks import classify_reply, extract_code_blocks
+
+    reply = ("// filename: src/lib.rs\npub fn map(v: Vec<i32>, f: fn(i32) -> i32) -> Vec<i32> {\n"
+             "    v.into_iter().map(f).collect()\n}\n\n// filename: Cargo.toml\n[package]\nname = \"acc\"\n```\n")
+    assert classify_reply(reply) == "python"  # something to run or save
+    blocks = extract_code_blocks("Here it is:\n" + reply + "It maps.\n")
+    assert [(b.language, b.filename) for b in blocks] == [("rust", "src/lib.rs"), ("rust", "Cargo.toml")]
+    assert classify_reply("# filename: a.py\n```\nprint(1)\n") == "unclosed"  # a bare fence that opens: cut off
+    assert classify_reply("```rust\nfn main() {\n") == "unclosed"
+    assert classify_reply("fn main() {}\n```\n") == "unclosed"  # no file named: as before, nothing to go by
+
+
+def test_a_cut_off_reply_is_asked_again_in_its_language():
+    from agents.feedback import cut_off_ask
+
+    assert cut_off_ask("```python\nprint(1)\n") == "script in one ```python block"  # the Python product as before
+    assert cut_off_ask("```rust\nfn main() {\n", ["rust"]) == "file or program in one ```rust block"
+    assert cut_off_ask("```cpp\nint main() {\n", ["c", "cpp"]) == "file or program in one ```cpp block"
+    assert cut_off_ask("```\nint main() {\n", ["go"]) == "file or program in one ```go block"
+    assert cut_off_ask("```\nx = 1\n", ["c", "go"]) == "script in one ```python block"
