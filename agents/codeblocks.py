@@ -97,17 +97,22 @@ class Segment:
 def with_opening_fence(text: str) -> str:
     """A reply that forgot the opening fence of its first block, given it back: the code starts with a line naming
     its file (`// filename: src/lib.rs`), and the bare ``` after it closes nothing (the 1.5B wrote Exercism's
-    rust/accumulate so, and was told its reply was cut off). Only a reply with that one fence qualifies; any other
-    text is returned as it is."""
-    if text.count("```") != 1:
+    rust/accumulate so, and was told its reply was cut off), or a reply with no fence at all that is the file from
+    its first line (go/paasio: told there was no code). Any other text is returned as it is."""
+    fences = text.count("```")
+    if fences > 1:
         return text
-    first = text.find("```")
+    first = text.find("```") if fences else len(text)
     if text[first + 3:].split("\n", 1)[0].strip():  # the first fence has a tag: it opens a block
         return text
     lines = text[:first].split("\n")
     start = next((i for i, line in enumerate(lines) if declared_filename(line) is not None), None)
     if start is None or not "".join(lines[start + 1:]).strip():  # a file line, then the code, then the fence
         return text
+    if not fences:  # no fence at all: only a reply that is the file from its first line (no prose before it)
+        if "".join(lines[:start]).strip():
+            return text
+        text, first = text.rstrip("\n") + "\n```\n", len(text.rstrip("\n")) + 1
     name = declared_filename(lines[start]) or ""
     lang = language_of_path(name)
     tag = lang.tags[0] if lang else "python" if name.endswith(".py") else ""

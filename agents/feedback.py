@@ -276,14 +276,14 @@ def rewrite_in(languages: list[str] | tuple[str, ...] = ()) -> str:
     return "complete code in one of those languages, each file in its own block"
 
 
-def cut_off_ask(content: str, languages: list[str] | tuple[str, ...] = ()) -> str:
-    """What a cut-off reply is asked to send again: a Python script, or, in a sandbox with languages, the file or
-    program in the language of the block that was cut (else the sandbox's one language)."""
+def cut_off_ask(content: str, languages: list[str] | tuple[str, ...] = (), kind: str = "unclosed") -> str:
+    """What a cut-off reply (or one with no code) is asked to send: a Python script, or, in a sandbox with
+    languages, the file or program in the language of the block that was cut (else the sandbox's one language)."""
     cut = next((s.language for s in reversed(segments(content)) if s.fence), "")
     lang = BY_TAG[cut].name if cut in BY_TAG and BY_TAG[cut].name in languages else \
         languages[0] if len(languages) == 1 else None
     if lang is None:
-        return "script in one ```python block"
+        return "script in one ```python block" if kind == "unclosed" else "Python script in a ```python block"
     return f"file or program in one ```{LANGUAGES[lang].tags[0]} block"
 
 

@@ -31,7 +31,7 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
     kind = classify_reply(content)  # an unclosed block (cut off) is incomplete code: never run it
     languages = scenario.sandbox.languages
     if kind in ("empty", "unclosed", "no_code"):
-        return Outcome(kind, feedback=render(kind, what=cut_off_ask(content, languages)))
+        return Outcome(kind, feedback=render(kind, what=cut_off_ask(content, languages, kind)))
     blocks = extract_code_blocks(content)
     # Python, shell and the sandbox's languages to run, and files to save (`# filename:`)
     runnable = [b for b in blocks if b.runs_in(languages) or b.filename is not None]

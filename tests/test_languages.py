@@ -354,6 +354,9 @@ def test_a_reply_that_forgot_its_opening_fence_is_read_as_the_file_it_names():
     assert classify_reply("# filename: a.py\n```\nprint(1)\n") == "unclosed"  # a bare fence that opens: cut off
     assert classify_reply("```rust\nfn main() {\n") == "unclosed"
     assert classify_reply("fn main() {}\n```\n") == "unclosed"  # no file named: as before, nothing to go by
+    paasio = "// filename: paasio.go\npackage paasio\n\nfunc Count() int { return 0 }\n"  # go/paasio: no fence at all
+    assert [(b.language, b.filename) for b in extract_code_blocks(paasio)] == [("go", "paasio.go")]
+    assert classify_reply("Save it as:\n// filename: paasio.go\npackage paasio\n") == "no_code"  # prose first: not
 
 
 def test_a_cut_off_reply_is_asked_again_in_its_language():
@@ -364,3 +367,5 @@ def test_a_cut_off_reply_is_asked_again_in_its_language():
     assert cut_off_ask("```cpp\nint main() {\n", ["c", "cpp"]) == "file or program in one ```cpp block"
     assert cut_off_ask("```\nint main() {\n", ["go"]) == "file or program in one ```go block"
     assert cut_off_ask("```\nx = 1\n", ["c", "go"]) == "script in one ```python block"
+    assert cut_off_ask("no code here", ["go"], "no_code") == "file or program in one ```go block"
+    assert cut_off_ask("no code here", [], "no_code") == "Python script in a ```python block"
