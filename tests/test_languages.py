@@ -369,3 +369,5 @@ def test_a_cut_off_reply_is_asked_again_in_its_language():
     assert cut_off_ask("```\nx = 1\n", ["c", "go"]) == "script in one ```python block"
     assert cut_off_ask("no code here", ["go"], "no_code") == "file or program in one ```go block"
     assert cut_off_ask("no code here", [], "no_code") == "Python script in a ```python block"
+    from agents.prompts import render
+    assert render("empty", what=cut_off_ask("", ["rust"], "empty")).endswith("one ```rust block.")
