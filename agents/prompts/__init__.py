@@ -13,8 +13,9 @@ PROMPT_VERSION = "v10"
   said in one line (run_failed_same), not shown twice; a failed check's one-line summary names the compiler's
   first error; the frames of a sanitizer report or a panic quote their source line; a project of one language
   other than Python is asked for its file in that language; a cut-off reply in a sandbox with languages is asked
-  for its file or program in its language, as is an empty reply or one with no code (Python's asks are unchanged); a reply that names its file and closes
-  its block but forgot the opening fence is read as that file. The system prompts are unchanged.
+  for its file or program in its language, as is an empty reply or one with no code (Python's asks are
+  unchanged); a reply that names its file and closes its block but forgot the opening fence is read as that file.
+  The system prompts are unchanged.
 - v9: a sandbox with languages (C, C++, Go, Rust, JavaScript) gets system_languages.md, which names its toolchains
   and how a file is named, built and tested; the reports name the blocks that run there. Python-only prompts are
   unchanged.
