@@ -109,14 +109,13 @@ def with_opening_fence(text: str) -> str:
     start = next((i for i, line in enumerate(lines) if declared_filename(line) is not None), None)
     if start is None or not "".join(lines[start + 1:]).strip():  # a file line, then the code, then the fence
         return text
-    if not fences:  # no fence at all: only a reply that is the file from its first line (no prose before it)
-        if "".join(lines[:start]).strip():
-            return text
-        text, first = text.rstrip("\n") + "\n```\n", len(text.rstrip("\n")) + 1
+    if not fences and "".join(lines[:start]).strip():  # no fence at all: only a reply that is the file from its
+        return text                                       # first line (no prose before it)
     name = declared_filename(lines[start]) or ""
     lang = language_of_path(name)
     tag = lang.tags[0] if lang else "python" if name.endswith(".py") else ""
-    return "\n".join(lines[:start] + [f"```{tag}"] + lines[start:]) + text[first:]
+    body = "\n".join(lines[:start] + [f"```{tag}"] + lines[start:])
+    return body + text[first:] if fences else body.rstrip("\n") + "\n```\n"
 
 
 def segments(text: str | None) -> list[Segment]:

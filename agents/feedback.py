@@ -135,7 +135,8 @@ def first_line(text: str, limit: int = 160) -> str:
     if errors and line.endswith(":") and len(errors) > 1:
         line = f"{line} {errors[1]}"
     elif not errors and line.endswith(":") and len(lines) > 1:  # "it exited with 1:" and the compiler's first error
-        line = f"{line} {first_error_line(chr(10).join(lines[1:])) or lines[1]}"
+        rest = "\n".join(lines[1:])
+        line = f"{line} {first_error_line(rest) or lines[1]}"
     return line if len(line) <= limit else line[:limit] + "…"
 
 
@@ -276,8 +277,8 @@ def rewrite_in(languages: list[str] | tuple[str, ...] = ()) -> str:
     return "complete code in one of those languages, each file in its own block"
 
 
-def cut_off_ask(content: str, languages: list[str] | tuple[str, ...] = (), kind: str = "unclosed") -> str:
-    """What a cut-off reply (or one with no code) is asked to send: a Python script, or, in a sandbox with
+def code_ask(content: str, languages: list[str] | tuple[str, ...] = (), kind: str = "unclosed") -> str:
+    """What a reply that is cut off, empty or without code is asked to send: a Python script, or, in a sandbox with
     languages, the file or program in the language of the block that was cut (else the sandbox's one language)."""
     cut = next((s.language for s in reversed(segments(content)) if s.fence), "")
     lang = BY_TAG[cut].name if cut in BY_TAG and BY_TAG[cut].name in languages else \
@@ -300,9 +301,10 @@ def resend_file(outcome: Outcome, workspace: Path | None = None) -> str:
 def project_language(workspace: Path) -> str | None:
     """The language of the workspace's source files when they are all of one language other than Python (a Go or
     JavaScript project), else None."""
-    found = {lang.name for rel, _ in project_files(workspace)
+    paths = [rel for rel, _ in project_files(workspace)]
+    found = {lang.name for rel in paths
              if (lang := language_of_path(rel)) is not None and not rel.endswith((".h", ".hh", ".hpp"))}
-    python = any(rel.endswith(".py") for rel, _ in project_files(workspace))
+    python = any(rel.endswith(".py") for rel in paths)
     return found.pop() if len(found) == 1 and not python else None
 
 

@@ -14,7 +14,7 @@ from agents.checks import run_checks
 from agents.cli_usage import is_usage_exit
 from agents.codeblocks import SHELLS, classify_reply, extract_code_blocks, first_command
 from agents.dropped_defs import with_needed
-from agents.feedback import Outcome, cut_off_ask, execution_feedback, rewrite_in, runs_here
+from agents.feedback import Outcome, code_ask, execution_feedback, rewrite_in, runs_here
 from agents.prompts import render
 from agents.protocols import Display, Executor
 from agents.scenario import Scenario
@@ -31,7 +31,7 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
     kind = classify_reply(content)  # an unclosed block (cut off) is incomplete code: never run it
     languages = scenario.sandbox.languages
     if kind in ("empty", "unclosed", "no_code"):
-        return Outcome(kind, feedback=render(kind, what=cut_off_ask(content, languages, kind)))
+        return Outcome(kind, feedback=render(kind, what=code_ask(content, languages, kind)))
     blocks = extract_code_blocks(content)
     # Python, shell and the sandbox's languages to run, and files to save (`# filename:`)
     runnable = [b for b in blocks if b.runs_in(languages) or b.filename is not None]

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
-from agents.languages import BLOCKS_DIR
+from agents.languages import BLOCKS_DIR, BY_SUFFIX
 from agents.sandbox.archive import human, regular_files
 from agents.sandbox.filenames import CHECKS_DIR
 
@@ -136,8 +136,8 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
-FRAME = re.compile(r"^(?P<head> {4}(?P<file>[\w.][\w./-]*\.(?:c|cc|cpp|cxx|h|hh|hpp|go|rs)):(?P<line>\d+)(?::\d+)? "
-                   r"in \S[^\n]*?)$", re.MULTILINE)
+FRAME = re.compile(rf"^(?P<head> {{4}}(?P<file>[\w.][\w./-]*\.(?:{'|'.join(s[1:] for s in BY_SUFFIX)})):"
+                   r"(?P<line>\d+)(?::\d+)? in \S[^\n]*?)$", re.MULTILINE)
 """A stack frame in the user's file as agents/compiler_output.py shortens a sanitizer report or a Go or Rust panic:
 `    stats.c:19 in read_numbers`."""
 

@@ -360,14 +360,14 @@ def test_a_reply_that_forgot_its_opening_fence_is_read_as_the_file_it_names():
 
 
 def test_a_cut_off_reply_is_asked_again_in_its_language():
-    from agents.feedback import cut_off_ask
+    from agents.feedback import code_ask
 
-    assert cut_off_ask("```python\nprint(1)\n") == "script in one ```python block"  # the Python product as before
-    assert cut_off_ask("```rust\nfn main() {\n", ["rust"]) == "file or program in one ```rust block"
-    assert cut_off_ask("```cpp\nint main() {\n", ["c", "cpp"]) == "file or program in one ```cpp block"
-    assert cut_off_ask("```\nint main() {\n", ["go"]) == "file or program in one ```go block"
-    assert cut_off_ask("```\nx = 1\n", ["c", "go"]) == "script in one ```python block"
-    assert cut_off_ask("no code here", ["go"], "no_code") == "file or program in one ```go block"
-    assert cut_off_ask("no code here", [], "no_code") == "Python script in a ```python block"
+    assert code_ask("```python\nprint(1)\n") == "script in one ```python block"  # the Python product as before
+    assert code_ask("```rust\nfn main() {\n", ["rust"]) == "file or program in one ```rust block"
+    assert code_ask("```cpp\nint main() {\n", ["c", "cpp"]) == "file or program in one ```cpp block"
+    assert code_ask("```\nint main() {\n", ["go"]) == "file or program in one ```go block"
+    assert code_ask("```\nx = 1\n", ["c", "go"]) == "script in one ```python block"
+    assert code_ask("no code here", ["go"], "no_code") == "file or program in one ```go block"
+    assert code_ask("no code here", [], "no_code") == "Python script in a ```python block"
     from agents.prompts import render
-    assert render("empty", what=cut_off_ask("", ["rust"], "empty")).endswith("one ```rust block.")
+    assert render("empty", what=code_ask("", ["rust"], "empty")).endswith("one ```rust block.")
