@@ -76,7 +76,7 @@ demo: setup
 # container (tests/plugins/leak_guard.py).
 check:
 	@test -x $(BIN)/ruff || $(MAKE) venv
-	$(BIN)/ruff check agents tests run.py
+	$(BIN)/ruff check agents benchmarks tests run.py
 	$(PYTHON) -m pytest -q -n 2 -p no:cacheprovider -m "not docker and not model and not slow" $(PYTEST_ARGS)
 
 test: setup image-languages

@@ -6,7 +6,7 @@
 
 from typing import Any
 
-__version__ = "0.1.0"
+from agents.defaults import VERSION as __version__
 
 API = {"run", "load_run", "Run", "CodeduetError", "BadInputError"}
 """Names `agents` lends from agents/api.py on first use (PEP 562)."""

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agents.display import NullDisplay
-from agents.errors import BadInputError, CodeduetError, ScenarioError
-from agents.yamlio import validate
+from agents.display import ConsoleDisplay, NullDisplay
+from agents.errors import BadInputError, CodeduetError, ScenarioError, exit_code_for
+from agents.yamlio import parse_yaml, validate
 
 if TYPE_CHECKING:
     from agents.scenario import Scenario
@@ -82,7 +82,6 @@ def load_run(target: str | Path, workspace: str | Path | None = None) -> Run:
     a scenario's name), looked up under `workspace` (default ./workspaces)."""
     from agents.paths import default_workspaces
     from agents.replay.find import resolve_run
-    from agents.status import exit_code_for
     from agents.transcript import load_transcript
 
     run_dir = resolve_run(target, Path(workspace) if workspace else default_workspaces())
@@ -135,7 +134,6 @@ class Overrides(BaseModel):
 def as_scenario(scenario: str | Path | dict[str, Any] | Scenario) -> Scenario:
     """A Scenario from a path (a Path, or a str naming a file or ending in .yaml/.yml), YAML text or a dict."""
     from agents.scenario import Scenario, load_scenario, scenario_from_data
-    from agents.yamlio import parse_yaml
 
     if isinstance(scenario, Scenario):
         return scenario
@@ -164,10 +162,9 @@ def run(scenario: str | Path | dict[str, Any] | Scenario, *, model: str | dict[s
                  workspace=workspace)
     opts = validate(Overrides, {k: v for k, v in given.items() if v is not None}, "run()", {})
     loaded = as_scenario(scenario)  # bad input is raised before AG2 is imported
+    from agents.cli_common import console
     from agents.conversation import RunOptions, run_scenario
-    from agents.display import ConsoleDisplay
     from agents.hitl import human_for_mode, normalize_mode
-    from agents.terminal import console
 
     result = run_scenario(loaded, RunOptions(model=opts.model, max_auto_reply=opts.max_auto_reply,
                                              human=normalize_mode(opts.human), workspaces=opts.workspace,

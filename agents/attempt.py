@@ -9,6 +9,7 @@ from typing import Any
 from autogen import AssistantAgent
 
 from agents.ag2_adapter import install_assistant_reply, quiet_ag2, record_sent_messages, seed_history
+from agents.attempt_summary import AttemptSummary, final_status
 from agents.budget import BudgetSpent, TimeBudget
 from agents.candidates import CandidateRunner
 from agents.codeblocks import extract_code_blocks
@@ -20,7 +21,6 @@ from agents.repeats import RepeatMemory
 from agents.run_folder import sandbox_id, workspace_name
 from agents.sandbox import make_executor
 from agents.scenario import Scenario
-from agents.status import AttemptSummary, final_status
 from agents.termination import RunContext, compile_predicate
 from agents.turn_policy import ASSISTANT_LIMIT_HEADROOM, TurnPolicy
 from agents.workspace_view import last_block

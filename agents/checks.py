@@ -10,19 +10,15 @@ import re
 import shlex
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
 
 from pydantic import Field
 
 from agents.compiler_output import summarize
-from agents.config import Kinds, Pattern, Strict
 from agents.protocols import ExecResult, Executor
 from agents.sandbox.filenames import CHECKS_DIR
 from agents.sandbox.safe_write import write_new_file
+from agents.schema import Kinds, Pattern, Strict
 from agents.testrunners import TestReport, parse_tests, tests_summary
-
-if TYPE_CHECKING:
-    from agents.scenario import Scenario
 
 CHECKS = Kinds()
 """Every check kind by its key."""
@@ -225,11 +221,11 @@ def command_failure(result: ExecResult, expected: int, report: TestReport | None
 Check = CHECKS.union()
 
 
-def run_checks(scenario: Scenario, executor: Executor, last: ExecResult) -> list[CheckResult]:
-    """Evaluate every check of the scenario against the last execution and the workspace. An output check passes
-    only on the output of a run that exited 0 (or of a command-line tool printing its usage); a file or pytest
-    check judges the workspace, whatever the exit code."""
-    return [CheckResult(check.label(), *check.evaluate(last, executor, scenario.base_dir)) for check in scenario.checks]
+def run_checks(checks: list[Check], base_dir: Path, executor: Executor, last: ExecResult) -> list[CheckResult]:
+    """Evaluate every check (a scenario's, its files beside `base_dir`) against the last execution and the
+    workspace. An output check passes only on the output of a run that exited 0 (or of a command-line tool printing
+    its usage); a file or pytest check judges the workspace, whatever the exit code."""
+    return [CheckResult(check.label(), *check.evaluate(last, executor, base_dir)) for check in checks]
 
 
 def closest_line(output: str, expected: str) -> str:

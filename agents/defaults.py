@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+VERSION = "0.1.0"
+"""codeduet's version (`agents.__version__`); the sandbox image's label carries it."""
+
 SANDBOX_IMAGE = "codeduet-sandbox:latest"
 """The hardened sandbox image, built locally by `sandbox build`; a scenario's `sandbox.image` overrides it."""
 

@@ -1,10 +1,32 @@
-"""One error hierarchy; the CLI turns each into one line (cause and fix) and an exit code (agents/status.py)."""
+"""One error hierarchy and the exit codes: the CLI turns each error into one line (cause and fix) and an exit code."""
 
 from __future__ import annotations
 
 import errno
+from typing import Any, Iterable, Mapping
 
-from agents.status import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_FAILED
+EXIT_OK = 0
+EXIT_FAILED = 1
+"""The run ran but did not succeed (failed, max_replies, timeout), or a plain CodeduetError."""
+EXIT_BAD_INPUT = 2
+EXIT_ENVIRONMENT = 3
+EXIT_INTERRUPTED = 130
+"""Ctrl-C or SIGTERM, as a shell reports it."""
+
+
+def exit_code_for(status: str) -> int:
+    """0 success, 130 interrupted, 1 ran but did not succeed."""
+    return EXIT_OK if status == "success" else EXIT_INTERRUPTED if status == "interrupted" else EXIT_FAILED
+
+
+def batch_exit_code(rows: Iterable[Mapping[str, Any]]) -> int:
+    """A batch's exit code from its rows (`status`, `exit_code`): the worst bad-input or environment code of any
+    row, else 0 when every run succeeded, else 1."""
+    rows = list(rows)
+    serious = [r["exit_code"] for r in rows if r["exit_code"] in (EXIT_BAD_INPUT, EXIT_ENVIRONMENT)]
+    if serious:
+        return max(serious)
+    return EXIT_OK if all(r["status"] == "success" for r in rows) else EXIT_FAILED
 
 
 class CodeduetError(Exception):

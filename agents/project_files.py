@@ -12,6 +12,7 @@ import stat
 from pathlib import Path
 
 from agents.errors import ScenarioError
+from agents.sandbox.archive import human
 
 MAX_FILES = 2000
 """Files a `files_from:` folder may hold (after the skipped folders)."""
@@ -48,8 +49,6 @@ def read_folder(folder: Path, where: str) -> dict[str, bytes]:
                                     f"files_from at a smaller folder or remove generated files")
             total += st.st_size
             if total > MAX_BYTES:
-                from agents.sandbox.archive import human  # not at the top: agents.sandbox imports the scenario
-
                 raise ScenarioError(f"{where}: the folder holds more than {human(MAX_BYTES)} (the cap; {rel} "
                                     f"is {human(st.st_size)}); point files_from at a smaller folder")
             try:

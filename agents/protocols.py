@@ -40,7 +40,7 @@ class ExecResult:
     files: list[dict[str, Any]] = field(default_factory=list)
     """Files of the workspace the block created, changed or deleted: {path, change, size}."""
     usage: bool = False
-    """A saved command-line tool, run with no arguments, printed its usage and exited non-zero (agents/cli_usage.py):
+    """A saved command-line tool, run with no arguments, printed its usage and exited non-zero (agents/usage_exit.py):
     what such a tool does, not a failure."""
     command: str | None = None
     """A shell block's first command, as its run is shown (`$ python hello.py …`); None for any other block."""

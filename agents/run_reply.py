@@ -11,13 +11,13 @@ from typing import Callable
 
 from agents.budget import TimeBudget
 from agents.checks import run_checks
-from agents.cli_usage import is_usage_exit
 from agents.codeblocks import SHELLS, classify_reply, extract_code_blocks, first_command
 from agents.dropped_defs import with_needed
 from agents.feedback import Outcome, code_ask, execution_feedback, rewrite_in, runs_here
 from agents.prompts import render
 from agents.protocols import Display, Executor
 from agents.scenario import Scenario
+from agents.usage_exit import is_usage_exit
 from agents.workspace_view import changes, hidden, redefined_modules, snapshot
 
 
@@ -72,6 +72,6 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
            if b.filename is None and b.runnable_as == "python" and not r.refused]
     outcome.redefined = redefined_modules(workspace, ran, set(outcome.written))
     if scenario.checks and not all(r.refused for r in outcome.results):  # they judge, whatever the exit code
-        outcome.checks = run_checks(scenario, executor, outcome.results[-1])
+        outcome.checks = run_checks(scenario.checks, scenario.base_dir, executor, outcome.results[-1])
     outcome.feedback = execution_feedback(outcome, workspace, scenario.about_files(), languages)
     return outcome

@@ -11,10 +11,12 @@ from pydantic import ConfigDict, Discriminator, Field, PrivateAttr, Tag, field_v
 
 from agents.briefing import works_on_files
 from agents.checks import CHECKS, Check, CommandCheck, PytestCheck
-from agents.config import Strict
-from agents.errors import ScenarioError
+from agents.errors import BadInputError, ScenarioError
 from agents.project_files import as_text, check_overlap, read_folder
+from agents.prompts import named_system_message
+from agents.registry import import_dotted
 from agents.sandbox.config import SandboxConfig
+from agents.schema import Strict
 from agents.strategy_config import StrategyConfig
 from agents.termination import PREDICATES, Predicate, default_termination
 from agents.yamlio import Loc, line_of, load_yaml, shown_key, validate
@@ -33,8 +35,6 @@ class NamedPrompt(Strict):
 
     @model_validator(mode="after")
     def _resolve(self) -> "NamedPrompt":
-        from agents.prompts import named_system_message
-
         if self.text is None:
             self.text = named_system_message(self.from_)
         return self
@@ -196,9 +196,6 @@ def _shape_hint(data: Any, lines: dict[Loc, int], origin: str) -> None:
 
 def _check_callables(node: Any, loc: Loc, lines: dict[Loc, int], origin: str) -> None:
     """A `callable:` predicate must import now, not after the sandbox has started."""
-    from agents.errors import BadInputError
-    from agents.registry import import_dotted
-
     (key, value), = node.items()
     if PREDICATES[key].nests and isinstance(value, list):
         for i, sub in enumerate(value):

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from agents.attempt_summary import AttemptSummary
 from agents.prompts import render
 from agents.repeats import Seen
-from agents.status import AttemptSummary
 from agents.strategy_config import StrategyConfig
 
 MAX_TEMPERATURE = 1.5

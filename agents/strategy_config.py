@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from agents.config import Strict
+from agents.schema import Strict
 
 DEFAULT_ATTEMPTS = 3
 """`attempts: auto` without a time budget."""

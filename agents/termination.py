@@ -11,8 +11,9 @@ from typing import Any, Callable, ClassVar, Iterable
 
 from pydantic import Field
 
-from agents.config import Kinds, Pattern, Strict
+from agents.errors import ScenarioError
 from agents.registry import import_dotted
+from agents.schema import Kinds, Pattern, Strict
 
 MessageFn = Callable[[dict[str, Any], "RunContext"], bool]
 
@@ -127,8 +128,6 @@ class CallablePredicate(PredicateKind):
         """The imported function, its answer made a bool."""
         fn = import_dotted(self.callable, "termination callable")
         if not callable(fn):
-            from agents.errors import ScenarioError
-
             raise ScenarioError(f"termination callable '{self.callable}' is not callable")
         return lambda m, c: bool(fn(m, c))
 

@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from agents.conversation import RunOptions, run_scenario
-from agents.errors import TranscriptError
+from agents.errors import EXIT_BAD_INPUT, TranscriptError
 from agents.scenario import load_scenario
-from agents.status import EXIT_BAD_INPUT
 from agents.transcript import FORMAT, JsonlRecorder, load_transcript
 from tests.conftest import IMAGE, py
 from tests.helpers import ROOT, containers_under, run_cli

@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.errors import BadInputError, ModelUnavailable
+from agents.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, BadInputError, ModelUnavailable
 from agents.models.config import build_provider
 from agents.models.config_list import filtered, parse_spec, read_config_list
-from agents.status import EXIT_BAD_INPUT, EXIT_ENVIRONMENT
 from tests.conftest import IMAGE
 from tests.helpers import run_cli
 from tests.test_openai_compat import _url, pieces_of, server  # noqa: F401 (the streaming test server fixture)

@@ -11,6 +11,7 @@ from pathlib import Path
 from agents.conversation import RunOptions, run_scenario
 from agents.scenario import load_scenario
 from tests.conftest import ROOT, py
+from tests.test_imports import MODULES, imports
 
 ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
 
@@ -18,12 +19,57 @@ ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
 def test_every_module_the_architecture_page_names_exists():
     text = ARCHITECTURE.read_text(encoding="utf-8")
     named = set(re.findall(r"agents/[\w/]*\w(?:\.py)?/?", text))
-    assert len(named) > 20, named
     missing = sorted(n for n in named if not (ROOT / n).exists())
     assert not missing, f"docs/ARCHITECTURE.md names modules that do not exist: {missing}"
-    modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / "agents").glob("*.py") if p.name != "__init__.py"}
-    unnamed = sorted(m for m in modules if m not in text and m.split("/")[-1] not in text)
-    assert len(unnamed) < len(modules) / 2, f"most top-level modules should appear on the page: {unnamed}"
+
+
+def _page_name(module: str) -> str:
+    """How the page names a module: agents/x/y.py, or agents/x/ for a package."""
+    path = MODULES[module].relative_to(ROOT).as_posix()
+    return path.removesuffix("__init__.py") if path.endswith("__init__.py") else path
+
+
+def test_the_architecture_page_names_every_module_of_the_package():
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    unnamed = sorted(_page_name(m) for m in MODULES if _page_name(m) not in text)
+    assert not unnamed, f"docs/ARCHITECTURE.md never names: {unnamed}"
+
+
+ARROW = re.compile(r"[├└]─▶\s*(agents/[\w/]*\w(?:\.py|/))")
+NODE = re.compile(r"agents/[\w/]*\w(?:\.py|/)")
+
+
+def architecture_arrows(diagram: str) -> list[tuple[str, str]]:
+    """(importer, imported) for every arrow between two modules in the diagram: a tree arrow (├─▶, └─▶) from the
+    nearest module above it that starts left of it, and `A ──▶ B` on one line."""
+    by_path = {_page_name(m): m for m in MODULES}
+    arrows, above = [], []  # above: (column, module) of the lines so far
+    for line in diagram.splitlines():
+        if (tree := ARROW.search(line)) is not None:
+            column = tree.start(1)
+            parent = next((mod for col, mod in reversed(above) if col < tree.start()), None)
+            if parent is not None and tree.group(1) in by_path:
+                arrows.append((parent, by_path[tree.group(1)]))
+            above.append((column, by_path.get(tree.group(1))))
+        elif line[:1].strip():  # a line of its own: its module is the one an arrow leads to, else its first
+            arrow, first = re.search(r"──▶\s*(agents/[\w/]*\w(?:\.py|/))", line), NODE.search(line)
+            above.append((0, by_path.get(arrow.group(1) if arrow else first.group(0) if first else "")))
+        for left, right in re.findall(r"(agents/[\w/]*\w(?:\.py|/))\s+──▶\s+(agents/[\w/]*\w(?:\.py|/))", line):
+            if left in by_path and right in by_path:
+                arrows.append((by_path[left], by_path[right]))
+    return [(a, b) for a, b in arrows if a is not None]
+
+
+def test_every_arrow_of_the_architecture_diagram_is_an_import():
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    diagram = text[text.index("```") + 3:text.index("```", text.index("```") + 3)]
+    arrows = architecture_arrows(diagram)
+    assert len(arrows) > 30, arrows
+    wrong = [f"{a} -> {b}" for a, b in arrows if b not in imports(a)]
+    assert not wrong, f"docs/ARCHITECTURE.md draws arrows that are not imports: {wrong}"
+    backwards = "agents/errors.py   the errors\n  ├─▶ agents/cli.py\n  │     └─▶ agents/chat.py\n"
+    assert architecture_arrows(backwards) == [("agents.errors", "agents.cli"), ("agents.cli", "agents.chat")]
+    assert "agents.cli" not in imports("agents.errors")  # such an arrow would fail the check above
 
 
 def test_the_readme_is_short_and_links_what_it_moved_out():
@@ -54,9 +100,9 @@ HISTORICAL = "of that time"
 """A paragraph quoting a past command or file says so (`(flags of that time; today: ...)`): it is not checked."""
 OTHER_TOOLS = {"--help", "--rm",  # docker run
                "--head", "--address", "--resources",  # ray start
-               "--rounds",  # python -m agents.bench.ray_scaleout (argparse, not the codeduet app)
+               "--rounds",  # python -m benchmarks.ray_scaleout (argparse, not the codeduet app)
                "--hypothesis-profile",  # pytest (tests/conftest.py)
-               "--runs", "--ray-runs", "--viewers",  # python -m agents.bench.soak (argparse)
+               "--runs", "--ray-runs", "--viewers",  # python -m benchmarks.soak (argparse)
                "--mar", "--locals",  # an uncommitted experiment script BENCHMARKS.md describes
                "--edition", "--test", "--include-ignored"}  # rustc, node and cargo test (docs/LANGUAGES.md)
 EXAMPLES = {"scenarios/x.yaml", "tests/test_x.py", "tests/test_cart.py"}

@@ -10,12 +10,12 @@ import sys
 
 import pytest
 
-from agents.cli_usage import is_usage_exit, reads_arguments
 from agents.conversation import RunOptions, run_scenario
 from agents.feedback import Outcome
 from agents.protocols import ExecResult
 from agents.scenario import load_scenario
 from agents.transcript import load_transcript
+from agents.usage_exit import is_usage_exit, reads_arguments
 from tests.conftest import ROOT, py
 
 TOOL = '''# filename: tool.py

@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 
 from agents.conversation import RunOptions, run_scenario
-from agents.errors import ScenarioError
+from agents.errors import EXIT_BAD_INPUT, ScenarioError
 from agents.project_files import MAX_BYTES, MAX_FILES
 from agents.scenario import load_scenario
-from agents.status import EXIT_BAD_INPUT
 from agents.transcript import load_transcript
 from tests.conftest import py
 from tests.test_bad_input import error_line, no_run_folder, run_yaml

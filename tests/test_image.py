@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.errors import DockerUnavailable, ImageMissing
+from agents.errors import EXIT_ENVIRONMENT, DockerUnavailable, ImageMissing
 from agents.sandbox import image as img
-from agents.status import EXIT_ENVIRONMENT
 
 MISSING = "codeduet-sandbox:no-such-tag-for-tests"
 HARDENING = {

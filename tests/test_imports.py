@@ -1,10 +1,9 @@
-"""No import cycle among the modules of agents/: each module's imports, read with ast, form a graph without a loop.
+"""The import graph of agents/, read with ast: no circle, counting every import, and no needless lazy import.
 
-Imports under `if TYPE_CHECKING:` are not counted (they never run), nor are imports inside a function: those run
-on first call, and two such lazy loops remain that only code outside the status item could end
-(agents.models.batched <-> agents.models.llama_cpp over `looping`, and agents/__init__'s PEP 562 import of
-agents.api, which agents.sandbox.image reaches through `from agents import __version__`). Everything a module runs
-when it is imported is counted: the top level and the bodies of its classes, ifs, trys and withs.
+Every import counts: the top level, the bodies of classes, ifs, trys and withs, the imports under
+`if TYPE_CHECKING:` (they say which module a module's types come from) and those inside functions (they run on
+first call). An import inside a function that importing the module has already run (the module's top level loads
+it, directly or through another module) is needless, and is flagged too.
 """
 
 from __future__ import annotations
@@ -31,32 +30,38 @@ def _own_module(name: str) -> str | None:
     return name or None
 
 
-def imports_at_load(module: str) -> set[str]:
-    """The modules of agents/ that importing `module` imports in turn (not under TYPE_CHECKING, not in functions)."""
-    path = MODULES[module]
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+def _imported(module: str, node: ast.Import | ast.ImportFrom) -> set[str]:
+    """The modules of agents/ one import statement of `module` names."""
+    if isinstance(node, ast.Import):
+        names = {alias.name for alias in node.names}
+    else:
+        package = module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+        base = node.module or ""
+        if node.level:
+            parent = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+            base = ".".join([*parent, *([base] if base else [])])
+        names = {f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names}
+    return {own for name in names if (own := _own_module(name)) is not None and own != module}
+
+
+def imports(module: str, at_load: bool = False) -> set[str]:
+    """The modules of agents/ that `module` imports: all of them, or with `at_load` only those that importing it
+    runs (not under TYPE_CHECKING, not inside a function)."""
     found: set[str] = set()
 
     def visit(nodes: Iterable[ast.AST]) -> None:
         for child in nodes:
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if at_load and isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 continue
-            if _type_checking(child):
+            if at_load and _type_checking(child):
                 visit(child.orelse)  # type: ignore[attr-defined]
-                continue
-            if isinstance(child, ast.Import):
-                found.update(alias.name for alias in child.names)
-            elif isinstance(child, ast.ImportFrom):
-                base = child.module or ""
-                if child.level:
-                    parent = package.split(".")[:len(package.split(".")) - (child.level - 1)]
-                    base = ".".join([*parent, *([base] if base else [])])
-                found.update(f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in child.names)
+            elif isinstance(child, (ast.Import, ast.ImportFrom)):
+                found.update(_imported(module, child))
             else:
                 visit(ast.iter_child_nodes(child))
 
-    visit(ast.parse(path.read_text(encoding="utf-8"), str(path)).body)
-    return {own for name in found if (own := _own_module(name)) is not None and own != module}
+    visit(ast.parse(MODULES[module].read_text(encoding="utf-8"), str(MODULES[module])).body)
+    return found
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -83,15 +88,46 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-def test_no_import_cycle_in_the_package():
-    graph = {m: imports_at_load(m) for m in MODULES}
-    loop = find_cycle(graph)
+def loaded_with(module: str, graph: dict[str, set[str]]) -> set[str]:
+    """Every module that importing `module` loads: its load-time imports, theirs, and the packages they sit in."""
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        for nxt in graph[todo.pop()]:
+            for package in (".".join(nxt.split(".")[:i]) for i in range(1, nxt.count(".") + 2)):
+                if package in MODULES and package not in seen:
+                    seen.add(package)
+                    todo.append(package)
+    return seen
+
+
+def needless_lazy_imports(module: str, graph: dict[str, set[str]]) -> list[str]:
+    """'module:line imports x' for each import inside a function of a module that is loaded already."""
+    loaded = loaded_with(module, graph)
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    lazy = {node for f in functions for node in ast.walk(f) if isinstance(node, (ast.Import, ast.ImportFrom))}
+    return sorted(f"{module}:{node.lineno} imports {name}" for node in lazy
+                  for name in _imported(module, node) if name in loaded)
+
+
+def test_no_import_cycle_in_the_package_counting_every_import():
+    loop = find_cycle({m: imports(m) for m in MODULES})
     assert loop is None, "import cycle: " + " -> ".join(loop or [])
 
 
-def test_the_check_sees_a_cycle_and_what_it_skips():
+def test_no_lazy_import_of_a_module_already_loaded():
+    graph = {m: imports(m, at_load=True) for m in MODULES}
+    assert [hit for m in MODULES for hit in needless_lazy_imports(m, graph)] == []
+
+
+def test_the_check_sees_every_kind_of_import():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
-    assert "agents.status" in imports_at_load("agents.strategy")  # a plain module-level import
-    assert "agents.budget" not in imports_at_load("agents.status")  # only under TYPE_CHECKING
-    assert "agents.models.batched" not in imports_at_load("agents.models.llama_cpp")  # only inside a function
+    assert "agents.status" in imports("agents.transcript", at_load=True)  # a plain module-level import
+    assert "agents.budget" in imports("agents.attempt_summary")  # only under TYPE_CHECKING
+    assert "agents.budget" not in imports("agents.attempt_summary", at_load=True)
+    assert "agents.scenario" in imports("agents.cli")  # only inside a function (--help stays fast)
+    assert "agents.scenario" not in imports("agents.cli", at_load=True)
+    graph = {m: imports(m, at_load=True) for m in MODULES}
+    assert {"agents.errors", "agents.models"} <= loaded_with("agents.models.config", graph)

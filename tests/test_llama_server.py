@@ -15,10 +15,10 @@ import pytest
 import yaml
 
 from agents.display import LIVE_ENV
+from agents.errors import EXIT_ENVIRONMENT
 from agents.models.download import pull_model
 from agents.models.server import MODEL_ALIAS, LlamaServer, server_installed
 from agents.run_folder import LIVE_FILE
-from agents.status import EXIT_ENVIRONMENT
 from agents.transcript import load_transcript
 from tests.conftest import ROOT
 from tests.helpers import free_port, run_cli

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agents.bench.batch_load import run_batch, write_scenarios
+from benchmarks.batch_load import run_batch, write_scenarios
 from tests.conftest import IMAGE
 from tests.helpers import containers_under
 

@@ -144,7 +144,7 @@ def test_a_salvage_that_does_not_parse_leaves_the_reply_cut():
 
 
 def test_the_short_piece_detector_still_works():
-    from agents.models.llama_cpp import looping
+    from agents.models.loops import looping
 
     assert looping("x = re.match(r'" + "\\d{3} " * 60)
     assert not looping("print('=' * 40)\nrow = [0, 0, 0, 0, 0, 0]\n" + "for i in range(3):\n    print(i)\n" * 3)

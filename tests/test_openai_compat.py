@@ -15,10 +15,9 @@ import yaml
 from rich.console import Console
 
 from agents.display import ConsoleDisplay
-from agents.errors import BadInputError, CodeduetError, ModelUnavailable
+from agents.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_FAILED, BadInputError, CodeduetError, ModelUnavailable
 from agents.models.config import build_provider, load_models_file
 from agents.protocols import ModelProvider
-from agents.status import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_FAILED
 from tests.conftest import IMAGE
 
 REPLY = "Hello from the test server. TERMINATE"

@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from agents.codeblocks import classify_reply, extract_code_blocks
-from agents.config import Strict
 from agents.errors import CodeduetError, TranscriptError
 from agents.protocols import ExecResult
 from agents.replay.html import render_html
 from agents.replay.show import show_run
 from agents.sandbox.filenames import place_block
 from agents.scenario import Scenario, load_scenario
+from agents.schema import Strict
 from agents.transcript import JsonlRecorder, load_transcript
 from tests.helpers import ROOT
 

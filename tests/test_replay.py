@@ -205,7 +205,7 @@ def test_show_through_a_pipe_ends_every_line_of_both_streams(workspaces, loop_fi
 
 def test_resume_json_prints_the_summary_line_of_run_json(workspaces, loop_file):
     """`replay --resume --json` starts a run as `run --json` does: stdout is its one JSON summary line."""
-    from agents.terminal import summary
+    from agents.cli_common import summary
 
     parent = run_scenario(load_scenario(loop_file([py("print(1)"), py("print(2)")], name="rj")), RunOptions())
     proc = run_cli("replay", str(parent.run_dir), "--resume", "--json", "--message", "Now print 2.")

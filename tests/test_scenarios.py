@@ -115,11 +115,11 @@ def test_ag2_default_prompt_succeeds_through_the_cli(sandbox_image, tmp_path):
 def test_the_assistant_is_asked_with_ag2s_prompt_itself(sandbox_image, workspaces, monkeypatch):
     from autogen import AssistantAgent
 
-    import agents.conversation as conversation
+    import agents.run_setup as run_setup
 
     made = []
-    resolve = conversation.resolve_model
-    monkeypatch.setattr(conversation, "resolve_model", lambda s, o: made.append(resolve(s, o)) or made[-1])
+    resolve = run_setup.resolve_model
+    monkeypatch.setattr(run_setup, "resolve_model", lambda s, o: made.append(resolve(s, o)) or made[-1])
     scenario = load_scenario(AG2_SCENARIO)
     scenario.sandbox.image = sandbox_image
     assert run_scenario(scenario, RunOptions()).status == "success"

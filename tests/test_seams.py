@@ -116,11 +116,11 @@ def test_the_bench_options_default_to_the_bench_config():
     is BenchConfig's."""
     import inspect
 
-    from agents import cli
+    from agents.bench.cli import bench_humaneval
     from agents.bench.humaneval.config import BenchConfig
 
     defaults = BenchConfig()
-    options = inspect.signature(cli.bench_humaneval).parameters
+    options = inspect.signature(bench_humaneval).parameters
     for name, p in options.items():
         assert p.default.default in (None, getattr(defaults, name)), name
         said = re.search(r"\(default (\w+)\)", p.default.help or "")
@@ -130,33 +130,35 @@ def test_the_bench_options_default_to_the_bench_config():
 
 def test_nothing_in_the_product_imports_the_benchmarks():
     """The benchmarks use the product, never the other way round: no module outside agents/bench/ imports it, but
-    for the CLI's `bench` commands, which import it inside their own functions (issue 21 part 3)."""
-    import ast
-
+    for the CLI, which adds the `bench` commands of agents/bench/cli.py (whose functions import the rest)."""
     offenders = []
     for path in (ROOT / "agents").rglob("*.py"):
         rel = path.relative_to(ROOT).as_posix()
         if rel.startswith("agents/bench/"):
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        allowed: set[int] = set()
-        if rel == "agents/cli.py":
-            for fn in ast.walk(tree):
-                if isinstance(fn, ast.FunctionDef) and fn.name.startswith("bench_"):
-                    allowed |= {id(n) for n in ast.walk(fn)}
-        for node in ast.walk(tree):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else []
-            if any(n == "agents.bench" or n.startswith("agents.bench.") for n in names) and id(node) not in allowed:
+            allowed = rel == "agents/cli.py" and names == ["agents.bench.cli"]
+            if any(n == "agents.bench" or n.startswith("agents.bench.") for n in names) and not allowed:
                 offenders.append(f"{rel}:{node.lineno}")
     assert not offenders, f"the product imports the benchmarks at: {offenders}"
+
+
+def test_the_package_holds_no_benchmark_script():
+    """`python -m` scripts (soak, batch_load, ray_scaleout, ...) start run.py of a checkout: they live in
+    benchmarks/, not in the installed package, whose only script is `python -m agents` (issue 41)."""
+    scripts = [p.relative_to(ROOT).as_posix() for p in (ROOT / "agents").rglob("*.py")
+               if p.name != "__main__.py" and re.search(r"^if __name__ == .__main__.:", p.read_text(encoding="utf-8"),
+                                                        re.M)]
+    assert scripts == [], f"move these scripts to benchmarks/: {scripts}"
+    assert (ROOT / "benchmarks" / "soak.py").is_file() and "benchmarks" not in (ROOT / "pyproject.toml").read_text(
+        encoding="utf-8").split("[tool.setuptools.packages.find]")[1].split("\n[")[0]
 
 
 def test_every_ag2_hook_is_installed_in_the_adapter():
     """agents/ag2_adapter.py is the only module that installs anything into AG2 (reply functions, hooks, the output
     stream): the turn policy's decisions reach AG2 through it alone (issue 21 part 1)."""
-    import ast
-
     hooks = {"replace_reply_func", "register_hook", "register_reply", "IOStream", "generate_oai_reply",
              "check_termination_and_human_reply"}
     found = []

@@ -1,4 +1,4 @@
-"""The soak benchmark (agents/bench/soak.py): what it counts as a lost event or a leftover, on hand-made run folders
+"""The soak benchmark (benchmarks/soak.py): what it counts as a lost event or a leftover, on hand-made run folders
 and a real reaper process; and what it found: a process running run after run kept each run's Docker sockets open."""
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ import time
 
 import pytest
 
-from agents.bench.soak_check import check_run, check_runs, proc_stats, reaper_processes
 from agents.conversation import RunOptions, run_scenario
 from agents.run_folder import new_run_dir
 from agents.sandbox.docker_executor import LABEL
 from agents.sandbox.reaper import Reaper
 from agents.scenario import load_scenario
 from agents.transcript import JsonlRecorder
+from benchmarks.soak_check import check_run, check_runs, proc_stats, reaper_processes
 
 
 def finished_run(root, name="soak00"):

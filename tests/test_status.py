@@ -1,11 +1,12 @@
-"""A run's status in one module (agents/status.py): the statuses, their exit codes, which attempt a run keeps."""
+"""A run's status: the statuses (agents/status.py), their exit codes (agents/errors.py), which attempt a run keeps
+(agents/attempt_summary.py)."""
 
 from __future__ import annotations
 
-from agents import status
+from agents import errors, status
+from agents.attempt_summary import AttemptSummary, best_attempt, final_status, overall_status
 from agents.feedback import Outcome
 from agents.protocols import ExecResult
-from agents.status import AttemptSummary, best_attempt, final_status, overall_status
 
 
 def summary(attempt: int, success: bool, checks_passed: int, tests_passed: int = 0) -> AttemptSummary:
@@ -40,12 +41,12 @@ def test_an_attempt_ends_by_its_last_execution_else_by_why_it_stopped():
 
 
 def test_every_status_has_its_exit_code_and_a_batch_takes_the_worst():
-    codes = {s: status.exit_code_for(s) for s in status.STATUSES}
+    codes = {s: errors.exit_code_for(s) for s in status.STATUSES}
     assert codes == {"success": 0, "failed": 1, "max_replies": 1, "timeout": 1, "interrupted": 130, "error": 1}
     ok, failed = {"status": "success", "exit_code": 0}, {"status": "failed", "exit_code": 1}
     bad, no_docker = {"status": "error", "exit_code": 2}, {"status": "error", "exit_code": 3}
     stopped = {"status": "interrupted", "exit_code": 130}
-    assert [status.batch_exit_code(rows) for rows in ([ok, ok], [ok, failed], [ok, bad, failed], [bad, no_docker],
+    assert [errors.batch_exit_code(rows) for rows in ([ok, ok], [ok, failed], [ok, bad, failed], [bad, no_docker],
                                                         [ok, stopped])] == [0, 1, 2, 3, 1]
 
 

@@ -72,7 +72,7 @@ def test_policy_first_turn_greedy_repairs_sampled_reasks_hotter_with_new_seeds()
 
 
 def test_a_looping_reply_is_recognised_so_generation_can_stop_early():
-    from agents.models.llama_cpp import looping
+    from agents.models.loops import looping
 
     assert looping("x = re.match(r'" + "\\d{3} " * 60)
     assert not looping("print('=' * 40)\nrow = [0, 0, 0, 0, 0, 0]\n" + "for i in range(3):\n    print(i)\n" * 3)

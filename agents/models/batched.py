@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from agents.models.loops import Loop, find_loop
+from agents.models.loops import Loop
 
 TOP_K, MIN_P = 40, 0.05
 """llama-cpp-python's defaults for a sampled chat completion (Llama._init_sampler), so a sampled sequence here
@@ -233,13 +233,3 @@ class BatchedDecoder:
                     s.loop = found if isinstance(found, Loop) else None
                     s.finish, s.seconds = "repetition", time.perf_counter() - started
                     return
-
-
-def loop_check(text: str, line_ended: bool) -> Loop | bool | None:
-    """The single-reply path's loop detectors for one sequence: a block of lines repeated (at a line's end), or
-    one short piece repeated (agents/models/llama_cpp.py `looping`)."""
-    from agents.models.llama_cpp import looping
-
-    if line_ended and (loop := find_loop(text)) is not None:
-        return loop
-    return looping(text[-2000:]) or None

@@ -12,7 +12,7 @@ from agents.models import provider_class
 from agents.models.config_list import PREFIX, parse_spec
 from agents.paths import models_table
 from agents.protocols import ModelProvider
-from agents.yamlio import Loc, load_yaml, validate
+from agents.yamlio import Loc, line_of, load_yaml, validate
 
 
 class ModelsFile(BaseModel):
@@ -39,8 +39,6 @@ def load_models_file(path: Path | None = None) -> tuple[ModelsFile, dict[Loc, in
 
 def build_entry(name: str, entry: Any, origin: str, lines: dict[Loc, int], prefix: Loc) -> ModelProvider:
     """Validate one entry against its provider's Config and construct the provider."""
-    from agents.yamlio import line_of
-
     if not isinstance(entry, dict) or "provider" not in entry:
         line = line_of(lines, prefix)
         raise BadInputError(f"{origin}:{line}: {'.'.join(map(str, prefix))}: a model entry needs a 'provider' key")

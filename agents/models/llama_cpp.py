@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import re
 import threading
 import time
 from dataclasses import dataclass
@@ -16,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.defaults import COMMAND
 from agents.errors import ModelUnavailable
 from agents.models import download
-from agents.models.loops import find_loop, stopped_reply
+from agents.models.batched import BatchedDecoder, SeqSampling
+from agents.models.loops import find_loop, loop_check, looping, stopped_reply
 from agents.models.response import InProcessClientMixin, InProcessProviderMixin, StreamedReply, clean_messages
 from agents.protocols import TokenSink, Usage
 
@@ -152,18 +152,6 @@ def fit_messages(model: LoadedModel, messages: list[dict[str, str]],
     return msgs, tokens, {k: v for k, v in notes.items() if v}
 
 
-LOOP = re.compile(r"(.{1,60}?)\1{5,}$", re.DOTALL)
-LOOP_MIN_CHARS = 240
-
-
-def looping(text: str) -> bool:
-    """True when the reply ends in one short piece repeated over and over (at least 240 characters of it): a small
-    model stuck in a loop, which would otherwise run on to max_tokens."""
-    tail = text[-600:]
-    m = LOOP.search(tail)
-    return m is not None and m.end() - m.start() >= LOOP_MIN_CHARS
-
-
 def _perf(llm: Any, reset: bool = False) -> Any:
     """llama.cpp's context counters (prompt tokens evaluated, tokens generated), or None."""
     try:
@@ -217,8 +205,6 @@ def chat(model: LoadedModel, messages: list[dict[str, Any]], *, max_tokens: int,
 def batched_decoder(model: LoadedModel, n_seq: int, max_tokens: int) -> Any:
     """The model's decoder for `n_seq` sequences (made, or made larger, on demand): room for the longest prompt
     `chat` allows plus every sequence's reply."""
-    from agents.models.batched import BatchedDecoder
-
     llm = model.llm
     n_ctx = llm.n_ctx() + (n_seq - 1) * max_tokens
     current = model.batched
@@ -251,8 +237,6 @@ def chat_many(model: LoadedModel, messages: list[dict[str, Any]], samplings: lis
 def _decode_together(model: LoadedModel, messages: list[dict[str, Any]], samplings: list[dict[str, Any]],
                      first: int, *, max_tokens: int, on_token: TokenSink | None) -> list[tuple[str, Usage]]:
     """The replies of samplings[first:] from one batched decode, numbered as candidates first+1.. of all."""
-    from agents.models.batched import SeqSampling, loop_check
-
     llm = model.llm
     n_ctx = llm.n_ctx()
     seqs = [SeqSampling(float(s.get("temperature") or 0.0), float(s.get("top_p") or 1.0) if s.get("temperature")

@@ -12,12 +12,13 @@ Thresholds, in characters of the repeated copies with whitespace stripped (inden
 - Three copies for any period; two copies only for a block of at least LONG_BLOCK_LINES lines and LONG_BLOCK_CHARS
   characters: four or more identical lines of 200+ characters written twice in a row is not something a script
   does on purpose, and waiting for a third copy of a 12-line block costs another ~100 tokens.
-A block of blank lines alone never fires. The short-piece detector (`looping` in llama_cpp.py) stays as it was.
+A block of blank lines alone never fires. The short-piece detector is `looping`.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -104,3 +105,23 @@ def salvaged_loop(provider: Any) -> dict[str, Any] | None:
     usage = getattr(provider, "last_usage", None)
     note = (getattr(usage, "extra", None) or {}).get("loop")
     return note if note and note.get("salvaged") else None
+
+
+LOOP = re.compile(r"(.{1,60}?)\1{5,}$", re.DOTALL)
+LOOP_MIN_CHARS = 240
+
+
+def looping(text: str) -> bool:
+    """True when the reply ends in one short piece repeated over and over (at least 240 characters of it): a small
+    model stuck in a loop, which would otherwise run on to max_tokens."""
+    tail = text[-600:]
+    m = LOOP.search(tail)
+    return m is not None and m.end() - m.start() >= LOOP_MIN_CHARS
+
+
+def loop_check(text: str, line_ended: bool) -> Loop | bool | None:
+    """The single-reply path's loop detectors for one sequence: a block of lines repeated (at a line's end), or
+    one short piece repeated (`looping`)."""
+    if line_ended and (loop := find_loop(text)) is not None:
+        return loop
+    return looping(text[-2000:]) or None

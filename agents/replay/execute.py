@@ -17,6 +17,7 @@ from rich.markup import escape
 from agents.codeblocks import SHELLS, CodeBlock, extract_code_blocks
 from agents.errors import TranscriptError
 from agents.languages import language_of_tag
+from agents.sandbox import make_executor
 from agents.sandbox.config import SandboxConfig
 
 DIFF_LINES = 14
@@ -192,7 +193,6 @@ def _replay_attempt(t: dict[str, Any], cfg: SandboxConfig, blocks: list[Recorded
     from agents.checks import run_checks
     from agents.dropped_defs import with_needed
     from agents.run_folder import workspace_name
-    from agents.sandbox import make_executor
 
     workspace = fresh_workspace(t)
     executor = make_executor(cfg, workspace, f"replay-{secrets.token_hex(3)}")
@@ -208,7 +208,7 @@ def _replay_attempt(t: dict[str, Any], cfg: SandboxConfig, blocks: list[Recorded
             result = executor.execute(code, run_language(block.language), run=not block.saved_only)
             checks = None  # compared when the checks ran then (after the turn's last block, whatever its exit)
             if block.checks and scenario is not None:
-                checks = [c.to_dict() for c in run_checks(scenario, executor, result)]
+                checks = [c.to_dict() for c in run_checks(scenario.checks, scenario.base_dir, executor, result)]
             report = compare(block, result.exit_code, result.output, paths, checks)
             reports.append(report)
             if on_block:

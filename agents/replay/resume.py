@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from agents.errors import CodeduetError, ScenarioError
+from agents.run_folder import workspace_name
 from agents.sandbox.filenames import CHECKS_DIR
 from agents.transcript import load_transcript
 from agents.workspace_view import BLOCK_FILE
@@ -57,8 +58,6 @@ def workspace_files(run_dir: Path, warn: Any = None, attempt: int | None = None,
                     binaries: dict[str, bytes] | None = None) -> dict[str, str]:
     """Text files the parent run's kept attempt left in its workspace (not its block files), to seed the new run;
     binary files within the same caps go into `binaries` when it is given."""
-    from agents.run_folder import workspace_name
-
     root = Path(run_dir) / workspace_name(attempt or 1)
     files: dict[str, str] = {}
     total, skipped = 0, []
@@ -99,8 +98,6 @@ def seeded_files(recorded: dict[str, str], run_dir: Path, attempt: int, warn: An
     """The parent's kept workspace over the files it started with; one it deleted stays deleted. A `files_from:`
     folder is not read again: its text files are among the recorded ones (agents/scenario.py snapshot). Binary
     files of the workspace go into `binaries`."""
-    from agents.run_folder import workspace_name
-
     root = run_dir / workspace_name(attempt)
     if root.is_dir():
         recorded = {name: text for name, text in recorded.items() if os.path.lexists(root / name)}
@@ -134,9 +131,9 @@ def resume_run(console: Console, t: dict[str, Any], *, message: str | None = Non
                max_auto_reply: int | None = None, as_json: bool = False) -> int:
     """Run the conversation on from its full history; the new run folder links to this one. as_json: no live view,
     the JSON summary line of `run --json` instead of the closing line."""
+    from agents.cli_common import print_ending, run_display, warn
     from agents.conversation import RunOptions, run_scenario, until_stopped
     from agents.hitl import human_for_mode
-    from agents.terminal import close_run, run_display, warn
 
     scenario = scenario_for_resume(t, model, warn)
     history = full_history(t, warn)
@@ -151,4 +148,4 @@ def resume_run(console: Console, t: dict[str, Any], *, message: str | None = Non
                       soft_wrap=True)
     started, display = time.perf_counter(), run_display(console, as_json)
     result = until_stopped(lambda: run_scenario(scenario, opts, display=display, human=human_for_mode(console)))
-    return close_run(result, console, time.perf_counter() - started, as_json, f" (continues {run_dir.name})")
+    return print_ending(result, console, time.perf_counter() - started, as_json, f" (continues {run_dir.name})")

@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from agents.config import Strict
 from agents.defaults import SANDBOX_IMAGE
 from agents.languages import normalize
+from agents.schema import Strict
 
 COMPILED_DEFAULTS = {"memory": "2g", "timeout": 60.0, "pids": 256, "tmpfs_size": "1g", "disk": "512m"}
 """The limits a sandbox with languages gets where the scenario sets none: measured so that rustc, cargo test, `go

@@ -21,6 +21,7 @@ from agents.run_folder import container_name
 from agents.sandbox.archive import CopyReport, WorkspaceSync
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.filenames import command_for, not_in_sandbox, place_block, ran_as
+from agents.sandbox.image import docker_client, ensure_image, resolve_image
 from agents.sandbox.lost import between_blocks, check_count, lost_state, remove_lost, under_block
 from agents.sandbox.offline import pip_note
 from agents.sandbox.output import BoundedOutput
@@ -145,7 +146,6 @@ class DockerExecutor:
         that removes it if this process dies without stop(), even by kill -9 (agents/sandbox/reaper.py)."""
         if self.container is not None:
             return
-        from agents.sandbox.image import docker_client, ensure_image, resolve_image
         from agents.sandbox.reaper import Reaper
 
         self._close_client()  # a lost container's replacement gets a new client

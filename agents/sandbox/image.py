@@ -13,8 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents import __version__
-from agents.defaults import COMMAND, SANDBOX_IMAGE
+from agents.defaults import COMMAND, SANDBOX_IMAGE, VERSION
 from agents.errors import DockerUnavailable, EnvironmentProblem, ImageMissing
 from agents.languages import packages as language_packages
 from agents.paths import codeduet_home
@@ -306,7 +305,7 @@ def _build_dockerfile(client: docker.DockerClient, tag: str, step: StepFn, langu
 
 def _labels(python: str | None, method: str, recipe: str, languages: tuple[str, ...] = ()) -> dict[str, str]:
     """The labels every sandbox image carries (python is filled by the Dockerfile when None)."""
-    version = f"{__version__}-{hashlib.sha256(recipe.encode()).hexdigest()[:8]}"
+    version = f"{VERSION}-{hashlib.sha256(recipe.encode()).hexdigest()[:8]}"
     labels = {LABEL: "1", VERSION_LABEL: version, f"{LABEL}.method": method, LANGUAGES_LABEL: ",".join(languages),
               f"{LABEL}.built": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     if python:

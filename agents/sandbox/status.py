@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from agents.errors import EXIT_ENVIRONMENT, EXIT_OK
 from agents.sandbox.config import SandboxConfig, language_image
-from agents.sandbox.image import BUILD_HINT
-from agents.status import EXIT_ENVIRONMENT, EXIT_OK
+from agents.sandbox.image import (
+    BUILD_HINT,
+    LABEL,
+    LANGUAGES_LABEL,
+    ROOTFS_LABEL,
+    docker_client,
+    image_status,
+    resolve_image,
+)
+from agents.sandbox.image import remove_image as rmi
 
 
 def print_status(image: str | None, console: Console, languages: tuple[str, ...] = ()) -> int:
@@ -14,7 +23,6 @@ def print_status(image: str | None, console: Console, languages: tuple[str, ...]
     and the default limits; exit 3 when the image is missing."""
     from agents.sandbox.cleanup import codeduet_containers, is_orphan
     from agents.sandbox.docker_executor import LABEL, LABEL_PID, hardening
-    from agents.sandbox.image import docker_client, image_status, resolve_image
 
     client = docker_client()
     image = image or resolve_image(language_image(languages), languages, client)
@@ -47,8 +55,6 @@ def print_status(image: str | None, console: Console, languages: tuple[str, ...]
 
 def built_images(client: object) -> list[str]:
     """One line per codeduet sandbox image built here: tag, languages with their toolchains' packages, size."""
-    from agents.sandbox.image import LABEL, LANGUAGES_LABEL, ROOTFS_LABEL
-
     lines = []
     for img in client.images.list(filters={"label": f"{LABEL}=1"}):  # type: ignore[attr-defined]
         labels = img.labels or {}
@@ -64,8 +70,6 @@ def built_images(client: object) -> list[str]:
 def clean(console: Console, everything: bool = False, remove_image: bool = False) -> None:
     """Remove orphaned (or all) codeduet containers, and the image if asked."""
     from agents.sandbox.cleanup import remove_orphans
-    from agents.sandbox.image import docker_client
-    from agents.sandbox.image import remove_image as rmi
 
     removed = remove_orphans(docker_client(), everything=everything)
     console.print(f"removed {len(removed)} container(s)" + (f": {', '.join(removed)}" if removed else ""))

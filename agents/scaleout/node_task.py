@@ -55,13 +55,12 @@ def run_on_node(index: int, payload: dict[str, Any], overrides: dict[str, Any]) 
 
     Every failure of the run itself (bad scenario on this node, no image, no model, a bug) comes back as an error
     row, never as an exception: Ray retries only a crashed worker, never a run that failed on its own."""
+    from agents.cli_common import summary
     from agents.conversation import RunOptions, run_scenario
-    from agents.errors import CodeduetError
+    from agents.errors import EXIT_FAILED, CodeduetError, exit_code_for
     from agents.scaleout.archive import pack_folder
     from agents.scaleout.payload import land_scenario
     from agents.scenario import load_scenario
-    from agents.status import EXIT_FAILED, exit_code_for
-    from agents.terminal import summary
 
     root = Path(os.environ.get(SCRATCH_ENV) or tempfile.gettempdir())
     remove_stale(root)

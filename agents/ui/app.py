@@ -28,7 +28,7 @@ from starlette.staticfiles import StaticFiles
 from agents.changes import diff_trees, workspace_files
 from agents.codeblocks import extract_code_blocks
 from agents.errors import CodeduetError
-from agents.replay.html import changes_html, content_html, esc, header_html, page_css, timeline_html
+from agents.replay.html import changes_html, content_html, esc, header_html, page_css, render_html, timeline_html
 from agents.replay.resume import kept_attempt
 from agents.run_folder import EVENTS, LIVE_FILE, PROMPT_FILE, workspace_name, write_answer
 from agents.status import STATUSES as RUN_STATUSES
@@ -83,154 +83,202 @@ class NotFound(Exception):
 
 def create_app(root: Path, *, token: str | None = None, host: str = "127.0.0.1", scenarios: Path | None = None,
                logs: Path | None = None) -> Starlette:
-    """The ASGI app for the runs under `root`."""
+    """The ASGI app for the runs under `root`: the routes below, over the state in `app.state.ui`."""
     ui = UI(root, scenarios or Path("scenarios"), logs or Path(root) / ".ui-logs")
-
-    async def runs_page(request: Request) -> Response:
-        q = request.query_params
-        status = q.get("status") if q.get("status") in STATUSES else None
-        scenario = q.get("scenario") if q.get("scenario") and SEGMENT.fullmatch(q.get("scenario", "")) else None
-        page = int(q.get("page") or 1) if (q.get("page") or "1").isdigit() else 1
-        rows, total = await asyncio.to_thread(ui.index.page, status, scenario, page)
-        pages = max(1, -(-total // 50))
-        return ui.page(request, "runs.html", rows=rows, total=total, page=page, pages=pages, status=status,
-                       scenario=scenario, statuses=STATUSES, scenarios=ui.index.scenarios(), root=ui.root)
-
-    async def run_page(request: Request) -> Response:
-        run = ui.run_or_404(request)
-        job = ui.launcher.job_for(run)
-        return ui.page(request, "run.html", run=ui.index.row(run), css=Markup(page_css()),
-                       body=Markup(await asyncio.to_thread(run_body, run)), can_stop=bool(job and not job.done))
-
-    async def timeline(request: Request) -> Response:
-        run = ui.run_or_404(request)
-        return HTMLResponse(await asyncio.to_thread(run_body, run))
-
-    async def run_events(request: Request) -> Response:
-        run = ui.run_or_404(request)
-        start = request.headers.get("last-event-id") or request.query_params.get("offset") or "0"
-        return StreamingResponse(follow(request, run, int(start) if start.isdigit() else 0),
-                                 media_type="text/event-stream", headers={"Cache-Control": "no-store"})
-
-    async def answer(request: Request) -> Response:
-        run = ui.run_or_404(request)
-        if (problem := await check_csrf(request)) is not None:
-            return PlainTextResponse(problem, status_code=403)
-        form = await request.form()
-        n, choice = str(form.get("n") or ""), str(form.get("choice") or "")
-        if not n.isdigit() or choice not in ("execute", "skip", "end", "reply"):
-            return PlainTextResponse("bad answer", status_code=400)
-        if not write_answer(run, n, {"choice": choice, "text": str(form.get("text") or "")}):  # the first one wins
-            return PlainTextResponse("already answered (in another tab?)", status_code=409)
-        return RedirectResponse(f"/run/{run.parent.name}/{run.name}", status_code=303)
-
-    async def stop(request: Request) -> Response:
-        run = ui.run_or_404(request)
-        if (problem := await check_csrf(request)) is not None:
-            return PlainTextResponse(problem, status_code=403)
-        job = ui.launcher.job_for(run)
-        if job is None or not ui.launcher.stop(job):
-            return PlainTextResponse("this run was not started from this page, or it has ended", status_code=409)
-        return RedirectResponse(f"/run/{run.parent.name}/{run.name}", status_code=303)
-
-    async def new_page(request: Request) -> Response:
-        return ui.page(request, "new.html", scenarios=ui.scenario_files(), models=ui.models(), error=None)
-
-    async def new_run(request: Request) -> Response:
-        if (problem := await check_csrf(request)) is not None:
-            return PlainTextResponse(problem, status_code=403)
-        form = await request.form()
-        files = {p.name: p for p in ui.scenario_files()}
-        chosen = files.get(str(form.get("scenario") or ""))
-        model = str(form.get("model") or "") or None
-        attempts = str(form.get("attempts") or "")
-        human = str(form.get("human") or "never")
-        if chosen is None or (model and model not in ui.models()) or (attempts and not attempts.isdigit()) \
-                or human not in ("never", "always", "terminate"):
-            return ui.page(request, "new.html", 400, scenarios=ui.scenario_files(), models=ui.models(),
-                           error="pick a scenario from the list, a model from the table and a number of attempts")
-        from agents.scenario import load_scenario
-
-        try:
-            name = load_scenario(chosen).name or chosen.stem
-        except CodeduetError as exc:
-            return ui.page(request, "new.html", 400, scenarios=ui.scenario_files(), models=ui.models(), error=str(exc))
-        job = await asyncio.to_thread(ui.launcher.start_run, chosen, name, model, int(attempts) if attempts else None,
-                                      human)
-        if job.run is None:
-            return RedirectResponse(f"/job/{job.id}", status_code=303)
-        return RedirectResponse(f"/run/{job.run.parent.name}/{job.run.name}", status_code=303)
-
-    async def replay_action(request: Request) -> Response:
-        run = ui.run_or_404(request)  # a bad run id is 404 whatever the method
-        if request.method != "POST" or request.path_params["action"] not in ("execute", "resume"):
-            return PlainTextResponse("404: no such page", status_code=404)
-        if (problem := await check_csrf(request)) is not None:
-            return PlainTextResponse(problem, status_code=403)
-        form = await request.form()
-        kind = request.path_params["action"]
-        if kind not in ("execute", "resume"):
-            raise NotFound()
-        job = ui.launcher.replay(run, kind, str(form.get("message") or "") or None)
-        return RedirectResponse(f"/job/{job.id}", status_code=303)
-
-    async def job_page(request: Request) -> Response:
-        job = ui.launcher.jobs.get(request.path_params["job_id"])
-        if job is None:
-            raise NotFound()
-        return ui.page(request, "job.html", job=job, output=job.output())
-
-    async def job_log(request: Request) -> Response:
-        job = ui.launcher.jobs.get(request.path_params["job_id"])
-        if job is None:
-            raise NotFound()
-        return Response(json.dumps({**ui.launcher.describe(job), "output": job.output()}),
-                        media_type="application/json")
-
-    async def export_html(request: Request) -> Response:
-        run = ui.run_or_404(request)
-        from agents.replay.html import render_html
-
-        page = await asyncio.to_thread(lambda: render_html(load_transcript(run)))
-        return HTMLResponse(page, headers={"Content-Disposition": f'attachment; filename="{run.name}.html"'})
-
-    async def download_zip(request: Request) -> Response:
-        run = ui.run_or_404(request)
-        data = await asyncio.to_thread(zip_folder, run)
-        return Response(data, media_type="application/zip",
-                        headers={"Content-Disposition": f'attachment; filename="{run.name}.zip"'})
-
-    async def compare(request: Request) -> Response:
-        a, b = (request.query_params.get(k, "") for k in ("a", "b"))
-        runs = [run_path(ui.root, *v.split("/", 1)) if v.count("/") == 1 else None for v in (a, b)]
-        if not a or not b:
-            return ui.page(request, "compare_pick.html", a=a, b=b)
-        if None in runs:
-            raise NotFound()
-        data = await asyncio.to_thread(compare_runs, runs[0], runs[1])
-        return ui.page(request, "compare.html", a=ui.index.row(runs[0]), b=ui.index.row(runs[1]), **data)
-
-    async def not_found(request: Request, exc: Exception) -> Response:
-        return PlainTextResponse("404: no such run or page", status_code=404)
-
-    run = "/run/{scenario}/{run_id}"
-    routes = [Route("/", runs_page), Route(run, run_page), Route(f"{run}/timeline", timeline),
-              Route(f"{run}/events", run_events), Route(f"{run}/answer", answer, methods=["POST"]),
-              Route(f"{run}/stop", stop, methods=["POST"]), Route(f"{run}/export.html", export_html),
-              Route(f"{run}/download.zip", download_zip),
-              Route(f"{run}/{{action}}", replay_action, methods=["GET", "POST"]),
-              Route("/new", new_page), Route("/new", new_run, methods=["POST"]), Route("/compare", compare),
-              Route("/job/{job_id}", job_page), Route("/job/{job_id}/log", job_log),
-              Mount("/static", StaticFiles(directory=str(STATIC)), name="static")]
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
-        ui.launcher.stop_all()  # runs started from the page get Ctrl-C: they save everything
-
-    app = Starlette(routes=routes, exception_handlers={NotFound: not_found, 404: not_found}, lifespan=lifespan,
+    app = Starlette(routes=ROUTES, exception_handlers={NotFound: not_found, 404: not_found}, lifespan=lifespan,
                     middleware=[Middleware(BaseHTTPMiddleware, dispatch=guard(token, host))])
     app.state.ui = ui
     return app
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    yield
+    app.state.ui.launcher.stop_all()  # runs started from the page get Ctrl-C: they save everything
+
+
+def ui_of(request: Request) -> UI:
+    """The app's state (create_app)."""
+    return request.app.state.ui
+
+
+async def runs_page(request: Request) -> Response:
+    ui = ui_of(request)
+    q = request.query_params
+    status = q.get("status") if q.get("status") in STATUSES else None
+    scenario = q.get("scenario") if q.get("scenario") and SEGMENT.fullmatch(q.get("scenario", "")) else None
+    page = int(q.get("page") or 1) if (q.get("page") or "1").isdigit() else 1
+    rows, total = await asyncio.to_thread(ui.index.page, status, scenario, page)
+    pages = max(1, -(-total // 50))
+    return ui.page(request, "runs.html", rows=rows, total=total, page=page, pages=pages, status=status,
+                   scenario=scenario, statuses=STATUSES, scenarios=ui.index.scenarios(), root=ui.root)
+
+
+
+async def run_page(request: Request) -> Response:
+    ui = ui_of(request)
+    run = ui.run_or_404(request)
+    job = ui.launcher.job_for(run)
+    return ui.page(request, "run.html", run=ui.index.row(run), css=Markup(page_css()),
+                   body=Markup(await asyncio.to_thread(run_body, run)), can_stop=bool(job and not job.done))
+
+
+
+async def timeline(request: Request) -> Response:
+    ui = ui_of(request)
+    run = ui.run_or_404(request)
+    return HTMLResponse(await asyncio.to_thread(run_body, run))
+
+
+
+async def run_events(request: Request) -> Response:
+    ui = ui_of(request)
+    run = ui.run_or_404(request)
+    start = request.headers.get("last-event-id") or request.query_params.get("offset") or "0"
+    return StreamingResponse(follow(request, run, int(start) if start.isdigit() else 0),
+                             media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+
+async def answer(request: Request) -> Response:
+    ui = ui_of(request)
+    run = ui.run_or_404(request)
+    if (problem := await check_csrf(request)) is not None:
+        return PlainTextResponse(problem, status_code=403)
+    form = await request.form()
+    n, choice = str(form.get("n") or ""), str(form.get("choice") or "")
+    if not n.isdigit() or choice not in ("execute", "skip", "end", "reply"):
+        return PlainTextResponse("bad answer", status_code=400)
+    if not write_answer(run, n, {"choice": choice, "text": str(form.get("text") or "")}):  # the first one wins
+        return PlainTextResponse("already answered (in another tab?)", status_code=409)
+    return RedirectResponse(f"/run/{run.parent.name}/{run.name}", status_code=303)
+
+
+
+async def stop(request: Request) -> Response:
+    ui = ui_of(request)
+    run = ui.run_or_404(request)
+    if (problem := await check_csrf(request)) is not None:
+        return PlainTextResponse(problem, status_code=403)
+    job = ui.launcher.job_for(run)
+    if job is None or not ui.launcher.stop(job):
+        return PlainTextResponse("this run was not started from this page, or it has ended", status_code=409)
+    return RedirectResponse(f"/run/{run.parent.name}/{run.name}", status_code=303)
+
+
+
+async def new_page(request: Request) -> Response:
+    ui = ui_of(request)
+    return ui.page(request, "new.html", scenarios=ui.scenario_files(), models=ui.models(), error=None)
+
+
+
+async def new_run(request: Request) -> Response:
+    ui = ui_of(request)
+    if (problem := await check_csrf(request)) is not None:
+        return PlainTextResponse(problem, status_code=403)
+    form = await request.form()
+    files = {p.name: p for p in ui.scenario_files()}
+    chosen = files.get(str(form.get("scenario") or ""))
+    model = str(form.get("model") or "") or None
+    attempts = str(form.get("attempts") or "")
+    human = str(form.get("human") or "never")
+    if chosen is None or (model and model not in ui.models()) or (attempts and not attempts.isdigit()) \
+            or human not in ("never", "always", "terminate"):
+        return ui.page(request, "new.html", 400, scenarios=ui.scenario_files(), models=ui.models(),
+                       error="pick a scenario from the list, a model from the table and a number of attempts")
+    from agents.scenario import load_scenario
+
+    try:
+        name = load_scenario(chosen).name or chosen.stem
+    except CodeduetError as exc:
+        return ui.page(request, "new.html", 400, scenarios=ui.scenario_files(), models=ui.models(), error=str(exc))
+    job = await asyncio.to_thread(ui.launcher.start_run, chosen, name, model, int(attempts) if attempts else None,
+                                  human)
+    if job.run is None:
+        return RedirectResponse(f"/job/{job.id}", status_code=303)
+    return RedirectResponse(f"/run/{job.run.parent.name}/{job.run.name}", status_code=303)
+
+
+
+async def replay_action(request: Request) -> Response:
+    ui = ui_of(request)
+    run = ui.run_or_404(request)  # a bad run id is 404 whatever the method
+    if request.method != "POST" or request.path_params["action"] not in ("execute", "resume"):
+        return PlainTextResponse("404: no such page", status_code=404)
+    if (problem := await check_csrf(request)) is not None:
+        return PlainTextResponse(problem, status_code=403)
+    form = await request.form()
+    kind = request.path_params["action"]
+    if kind not in ("execute", "resume"):
+        raise NotFound()
+    job = ui.launcher.replay(run, kind, str(form.get("message") or "") or None)
+    return RedirectResponse(f"/job/{job.id}", status_code=303)
+
+
+
+async def job_page(request: Request) -> Response:
+    ui = ui_of(request)
+    job = ui.launcher.jobs.get(request.path_params["job_id"])
+    if job is None:
+        raise NotFound()
+    return ui.page(request, "job.html", job=job, output=job.output())
+
+
+
+async def job_log(request: Request) -> Response:
+    ui = ui_of(request)
+    job = ui.launcher.jobs.get(request.path_params["job_id"])
+    if job is None:
+        raise NotFound()
+    return Response(json.dumps({**ui.launcher.describe(job), "output": job.output()}),
+                    media_type="application/json")
+
+
+
+async def export_html(request: Request) -> Response:
+    ui = ui_of(request)
+    run = ui.run_or_404(request)
+    page = await asyncio.to_thread(lambda: render_html(load_transcript(run)))
+    return HTMLResponse(page, headers={"Content-Disposition": f'attachment; filename="{run.name}.html"'})
+
+
+
+async def download_zip(request: Request) -> Response:
+    ui = ui_of(request)
+    run = ui.run_or_404(request)
+    data = await asyncio.to_thread(zip_folder, run)
+    return Response(data, media_type="application/zip",
+                    headers={"Content-Disposition": f'attachment; filename="{run.name}.zip"'})
+
+
+
+async def compare(request: Request) -> Response:
+    ui = ui_of(request)
+    a, b = (request.query_params.get(k, "") for k in ("a", "b"))
+    runs = [run_path(ui.root, *v.split("/", 1)) if v.count("/") == 1 else None for v in (a, b)]
+    if not a or not b:
+        return ui.page(request, "compare_pick.html", a=a, b=b)
+    if None in runs:
+        raise NotFound()
+    data = await asyncio.to_thread(compare_runs, runs[0], runs[1])
+    return ui.page(request, "compare.html", a=ui.index.row(runs[0]), b=ui.index.row(runs[1]), **data)
+
+
+
+async def not_found(request: Request, exc: Exception) -> Response:
+    return PlainTextResponse("404: no such run or page", status_code=404)
+
+
+RUN = "/run/{scenario}/{run_id}"
+ROUTES = [Route("/", runs_page), Route(RUN, run_page), Route(f"{RUN}/timeline", timeline),
+          Route(f"{RUN}/events", run_events), Route(f"{RUN}/answer", answer, methods=["POST"]),
+          Route(f"{RUN}/stop", stop, methods=["POST"]), Route(f"{RUN}/export.html", export_html),
+          Route(f"{RUN}/download.zip", download_zip),
+          Route(f"{RUN}/{{action}}", replay_action, methods=["GET", "POST"]),
+          Route("/new", new_page), Route("/new", new_run, methods=["POST"]), Route("/compare", compare),
+          Route("/job/{job_id}", job_page), Route("/job/{job_id}/log", job_log),
+          Mount("/static", StaticFiles(directory=str(STATIC)), name="static")]
 
 
 def run_body(run: Path) -> str:

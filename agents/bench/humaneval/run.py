@@ -23,6 +23,7 @@ from agents.bench.humaneval.scenario import PROMPT_VERSION, load_problems, probl
 from agents.bench.humaneval.stats import summarize, summary_table
 from agents.bench.humaneval.visible import validated_examples
 from agents.errors import BadInputError
+from agents.models.config import build_provider
 from agents.prompts import PROMPT_VERSION as FEEDBACK_VERSION
 from agents.sandbox import make_executor
 from agents.sandbox.config import SandboxConfig
@@ -170,8 +171,6 @@ def _rate(records: list[dict[str, Any]]) -> str:
 
 
 def _model_info(model: str | None) -> dict[str, Any]:
-    from agents.models.config import build_provider
-
     try:
         return build_provider(model).describe()
     except Exception as exc:  # describing is best effort; the run itself reports real problems

@@ -1,6 +1,6 @@
 """How often a whole-file reply drops what the module had: top-level functions, classes or imports.
 
-    python -m agents.bench.dropped_defs RUN_FOLDER_OR_ROOT [...]
+    python -m benchmarks.dropped_defs RUN_FOLDER_OR_ROOT [...]
 
 For every `# filename:` block of a Python file that already existed (a starting file, or one saved earlier in the
 same attempt), the names the old text defined at the top level are compared with the new text's. Candidates are

@@ -1,4 +1,4 @@
-"""The `codeduet ui` side of the soak (agents/bench/soak.py): the server's memory and file descriptors sampled every
+"""The `codeduet ui` side of the soak (benchmarks/soak.py): the server's memory and file descriptors sampled every
 second, and viewers that poll the runs list and follow live runs' event streams as a person's browser would."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from agents.bench.soak_check import proc_stats
+from benchmarks.soak_check import proc_stats
 
 ROW = re.compile(r'<tr class="([a-z_]+)" data-run="([^"/]+/[^"/]+)"')
 MB = 2**20

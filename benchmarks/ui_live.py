@@ -1,7 +1,7 @@
 """`codeduet ui` under load: how long an event written to events.jsonl takes to reach a page, how fast the runs list
 answers with 2,000 run folders, and the server's memory with 10 viewers following a live run.
 
-    python -m agents.bench.ui_live [--events 200] [--runs 2000] [--viewers 10] [--out FILE]
+    python -m benchmarks.ui_live [--events 200] [--runs 2000] [--viewers 10] [--out FILE]
 
 A real `codeduet ui` server process; the run folders are written by the product's own recorder (JsonlRecorder),
 as runs write them; the viewers are SSE clients reading the run page's event stream, as the page's script does.

@@ -1,4 +1,4 @@
-"""`python -m agents.bench.ag2_executors`: our SandboxCodeExecutor against AG2's DockerCommandLineCodeExecutor on
+"""`python -m benchmarks.ag2_executors`: our SandboxCodeExecutor against AG2's DockerCommandLineCodeExecutor on
 the same locally built image: per-block latency, limits enforced, containers left after a kill -9.
 
 Both executors are used as an AG2 user would (AG2's: its defaults plus labels, a SIGKILL stop signal and a
@@ -139,7 +139,7 @@ def latencies(executors: dict[str, Any], n: int) -> dict[str, list[float]]:
 HOLD = """
 import sys, time
 from pathlib import Path
-from agents.bench.ag2_executors import make, run_block, AG2_LABEL
+from benchmarks.ag2_executors import make, run_block, AG2_LABEL
 from agents.sandbox.docker_executor import LABEL
 kind, image, tag, work_dir = sys.argv[1:5]
 executor = make(kind, Path(work_dir) if work_dir else None, image=image, tag=tag)

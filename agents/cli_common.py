@@ -1,21 +1,63 @@
-"""The terminal side of a finished run, shared by the CLI commands and the library: consoles, closing line,
-exit code."""
+"""What the CLI's commands share, and the library's terminal side of a finished run: the consoles, one line and an
+exit code per error, Ctrl-C and SIGTERM, `--languages`, a run's closing line and its JSON summary."""
 
 from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Any
+import signal
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator
 
 from rich.console import Console
+from rich.markup import escape
 
-from agents.status import exit_code_for
+from agents.errors import EXIT_INTERRUPTED, BadInputError, CodeduetError, exit_code_for
 
 if TYPE_CHECKING:
-    from agents.conversation import RunResult
+    from agents.run_setup import RunResult
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
+
+
+@contextmanager
+def cli_errors() -> Iterator[None]:
+    """Turn CodeduetError into one line on stderr and its exit code; Ctrl-C into 130."""
+    try:
+        yield
+    except CodeduetError as exc:
+        err_console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
+        raise SystemExit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        err_console.print("[yellow]interrupted[/]")
+        raise SystemExit(EXIT_INTERRUPTED) from None
+
+
+def install_signal_handlers() -> None:
+    """SIGTERM behaves like Ctrl-C; a second Ctrl-C forces the exit."""
+    state = {"count": 0}
+
+    def on_signal(signum: int, frame: Any) -> None:
+        state["count"] += 1
+        if state["count"] > 1:
+            os._exit(EXIT_INTERRUPTED)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+
+def language_list(text: str | None) -> list[str] | None:
+    """`--languages c,go` as names (aliases such as c++ or js accepted); BadInputError on an unknown one."""
+    if text is None:
+        return None
+    from agents.languages import normalize
+
+    try:
+        return list(normalize([part for part in text.replace(",", " ").split() if part]))
+    except ValueError as exc:
+        raise BadInputError(f"--languages: {exc}") from None
 
 
 def warn(line: str) -> None:
@@ -37,7 +79,7 @@ def run_display(console: Console, as_json: bool) -> Any:
     return ConsoleDisplay(console) if not as_json else FileDisplay() if os.environ.get(LIVE_ENV) else NullDisplay()
 
 
-def close_run(result: RunResult, console: Console, seconds: float, as_json: bool, note: str = "") -> int:
+def print_ending(result: RunResult, console: Console, seconds: float, as_json: bool, note: str = "") -> int:
     """The end of a run the CLI started (`run`, `replay --resume`): the JSON summary line or the closing line; the
     exit code."""
     if as_json:

@@ -1,6 +1,6 @@
 """Ray fan-out: a batch of N scripted scenarios with `--jobs J` against `--ray local`, and Ray's overhead per task.
 
-    python -m agents.bench.ray_scaleout [--n 20] [--jobs 2] [--rounds 10] [--out result.json]
+    python -m benchmarks.ray_scaleout [--n 20] [--jobs 2] [--rounds 10] [--out result.json]
 
 Throughput: `run.py run <N scenarios> --json` as a real subprocess, once with `--jobs J`, once with `--ray local`
 (which advertises one sandbox per core); wall time, peak concurrent sandboxes (containers labelled with a pid of
@@ -24,10 +24,10 @@ from typing import Any
 
 import yaml
 
-from agents.bench.batch_load import parse_and_describe, write_scenarios
 from agents.bench.common import ms, process_tree
 from agents.paths import PROJECT_ROOT
 from agents.sandbox.docker_executor import LABEL, LABEL_PID
+from benchmarks.batch_load import parse_and_describe, write_scenarios
 
 RUN_PY = PROJECT_ROOT / "run.py"
 

@@ -1,6 +1,6 @@
 """How often the model's first reply to a task about given files sends them back unchanged (an echo).
 
-    python -m agents.bench.echoes --only fix_median,logsum_level_option [--samples 3] [--out echoes.json]
+    python -m benchmarks.echoes --only fix_median,logsum_level_option [--samples 3] [--out echoes.json]
 
 For each scenario: the first message an attempt sends (the task and its file preview, the product's system prompt),
 answered once as the loop's first reply is (the model's own setting: greedy for the embedded model) and `--samples`
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.bench.scenarios_eval import select_scenarios
+from benchmarks.scenarios_eval import select_scenarios
 
 
 def first_messages(scenario: Any) -> list[dict[str, str]]:

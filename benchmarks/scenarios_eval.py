@@ -1,6 +1,6 @@
 """Scenario benchmark: run every scenarios/*.yaml that uses the local model; success rate and mean turns.
 
-    python -m agents.bench.scenarios_eval [--n 2] [--only primes,word_frequency] [--out results.json]
+    python -m benchmarks.scenarios_eval [--n 2] [--only primes,word_frequency] [--out results.json]
 
 Each run goes through agents.conversation.run_scenario (real AG2 loop, real sandbox) with a NullDisplay and a
 private workspaces folder, so the numbers measure the product as shipped: the prompt, the feedback and the model.

@@ -1,13 +1,13 @@
 """Soak: a thousand scripted runs back to back (`run --jobs 4`, then a `--ray local` leg) while `codeduet ui` serves
 the runs list to ten live viewers; events lost, containers and reapers left, and memory and file descriptors.
 
-    python -m agents.bench.soak [--runs 1000] [--batch 100] [--jobs 4] [--ray-runs 150] [--viewers 10] [--out FILE]
+    python -m benchmarks.soak [--runs 1000] [--batch 100] [--jobs 4] [--ray-runs 150] [--viewers 10] [--out FILE]
 
 Each batch is one `run.py run <batch> --jobs J --json` process (a new one per batch), sampled every 0.5 s for its
 resident memory and open file descriptors, and at its first, middle and last finished run; in the Ray leg, the Ray
 workers too (they run task after task in one process). The UI server is one process for the whole soak, sampled
 every second. Viewers are threads that poll the runs list, open a running run's page and follow its event stream
-to the end, then pick the next. Afterwards every run folder is checked (agents/bench/soak_check.py). CPU-heavy:
+to the end, then pick the next. Afterwards every run folder is checked (benchmarks/soak_check.py). CPU-heavy:
 it notes the load average, since other work on the machine slows it down.
 """
 
@@ -28,13 +28,13 @@ from typing import Any
 import yaml
 
 from agents.bench.common import git_commit, machine, process_tree
-from agents.bench.soak_check import check_runs, own_containers, proc_stats, reaper_processes
-from agents.bench.soak_ui import UISampler, Viewer
-from agents.bench.ui_live import Server
 from agents.defaults import SANDBOX_IMAGE
 from agents.paths import PROJECT_ROOT
 from agents.sandbox.reaper import WATCHDOG
 from agents.scaleout.node_task import SCRATCH_ENV
+from benchmarks.soak_check import check_runs, own_containers, proc_stats, reaper_processes
+from benchmarks.soak_ui import UISampler, Viewer
+from benchmarks.ui_live import Server
 
 FIX = "values = [n * n for n in range({k})]\nprint('total', sum(values))"
 BROKEN = "values = [n * n for n in range({k})]\nprint('total', sum(values) / len([]))"

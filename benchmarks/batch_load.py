@@ -1,6 +1,6 @@
 """Batch load: N scripted scenarios with `run --jobs 1` vs `--jobs J`; wall time and peak memory, as a table.
 
-    python -m agents.bench.batch_load [--n 20] [--jobs 1,4] [--out result.json]
+    python -m benchmarks.batch_load [--n 20] [--jobs 1,4] [--out result.json]
 
 Memory is sampled every 0.1 s: the resident memory of the batch process and every process under it (the
 per-scenario `run.py` workers), and the cgroup memory of the batch's sandbox containers. It is CPU-heavy:

@@ -1,6 +1,6 @@
 """What stopping a long-period loop saves: one looping prompt, one generation per seed, before and after.
 
-    python -m agents.bench.loop_stop [--seeds 1,2,3] [--model local] [--out loop_stop.jsonl]
+    python -m benchmarks.loop_stop [--seeds 1,2,3] [--model local] [--out loop_stop.jsonl]
 
 Each seed is generated once with the short-piece detector only (the line-loop detector switched off): that is
 "before". The same stream of pieces is then replayed through agents/models/loops.py `find_loop` at the same piece
