@@ -1,5 +1,6 @@
-"""A run's wall-clock budget (strategy.max_seconds, --max-seconds): when it is spent, the generation streaming now
-stops at its next token, a block running now is cut at its timeout, and no new turn or attempt starts."""
+"""A run's wall-clock budget (strategy.max_seconds, --max-seconds): when it is spent, the generation under way stops
+at its next token or prompt-evaluation beat, a block or check running now is cut at the budget's end, and no new
+turn or attempt starts."""
 
 from __future__ import annotations
 
@@ -56,14 +57,22 @@ class TimeBudget:
 
     @contextmanager
     def capped(self, executor: Any) -> Iterator[None]:
-        """Run one block with its timeout cut to what is left of the budget (at least 1 s)."""
-        left = self.remaining()
-        cfg = getattr(executor, "cfg", None)
-        if left is None or cfg is None or left >= cfg.timeout:
+        """Run blocks and checks with their timeouts cut to what is left of the budget (at least 1 s): the
+        executor's `deadline` (agents/sandbox/ executors) is the budget's end meanwhile."""
+        if self.seconds is None or not hasattr(executor, "deadline"):
             yield
             return
-        executor.cfg = cfg.model_copy(update={"timeout": max(1, int(left) + 1)})
+        before = executor.deadline
+        executor.deadline = self.started + self.seconds
         try:
             yield
         finally:
-            executor.cfg = cfg
+            executor.deadline = before
+
+
+def clamp(limit: float, deadline: float | None) -> float:
+    """`limit` seconds, cut to what is left before `deadline` (a time.monotonic() instant; None: no cut), at
+    least 1 s."""
+    if deadline is None:
+        return limit
+    return min(limit, max(1, int(deadline - time.monotonic()) + 1))

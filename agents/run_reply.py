@@ -72,6 +72,7 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
            if b.filename is None and b.runnable_as == "python" and not r.refused]
     outcome.redefined = redefined_modules(workspace, ran, set(outcome.written))
     if scenario.checks and not all(r.refused for r in outcome.results):  # they judge, whatever the exit code
-        outcome.checks = run_checks(scenario.checks, scenario.base_dir, executor, outcome.results[-1])
+        with budget.capped(executor):
+            outcome.checks = run_checks(scenario.checks, scenario.base_dir, executor, outcome.results[-1])
     outcome.feedback = execution_feedback(outcome, workspace, scenario.about_files(), languages)
     return outcome

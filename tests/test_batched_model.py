@@ -7,9 +7,11 @@ import os
 
 import pytest
 
+from agents.budget import BudgetSpent, TimeBudget
 from agents.models import download
 from agents.models.batched import SeqSampling
 from agents.models.llama_cpp import batched_decoder, chat, chat_many, load_model, prompt_tokens
+from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.model]
 
@@ -53,3 +55,33 @@ def test_four_candidates_each_stop_on_their_own_are_reproducible_and_reuse_the_p
             assert usage.cached_tokens == n_prompt - 1  # the second call evaluated only the last prompt token
     short = chat_many(model, MESSAGES, samplings[:2], max_tokens=8)  # one greedy alone, one sampled (N=1 path)
     assert all(u.completion_tokens == 8 for _, u in short)
+
+
+LONG = [MESSAGES[0], {"role": "user", "content": "Summarise this module:\n```python\n"
+                      + (ROOT / "agents" / "feedback.py").read_text(encoding="utf-8")[:9000] + "\n```"}]
+"""About 2,300 prompt tokens: half a minute of prompt evaluation on 2 cores, the phase that ran past a budget."""
+
+
+def test_the_time_budget_stops_a_long_prompt_while_it_is_evaluated(model):
+    """The prompt is evaluated in batches of n_batch tokens with a beat before each, a chance for the budget's guard:
+    a budget spent at once stops the single path and the batched one before their first batch."""
+    total = len(prompt_tokens(model, LONG))
+    for generate in (lambda sink: chat(model, LONG, max_tokens=32, on_token=sink),
+                     lambda sink: chat_many(model, LONG, [{"temperature": 0.9, "seed": s} for s in (1, 2)],
+                                            max_tokens=32, on_token=sink)):
+        model.llm.reset()
+        if model.batched is not None:
+            model.batched.cached = []
+        budget = TimeBudget(0.001)
+        with pytest.raises(BudgetSpent):
+            generate(budget.guard(lambda _text: None, lambda: "while generating"))
+        evaluated = max(model.llm.n_tokens, len(model.batched.cached) if model.batched is not None else 0)
+        assert evaluated == 0 < total, (evaluated, total)
+
+
+def test_a_prompt_evaluated_in_beats_gives_the_same_greedy_reply(model):
+    model.llm.reset()
+    plain, _ = chat(model, LONG, max_tokens=48)  # llama-cpp-python evaluates the whole prompt (no sink: no beats)
+    model.llm.reset()
+    beaten, _ = chat(model, LONG, max_tokens=48, on_token=lambda _text: None)
+    assert beaten == plain

@@ -39,15 +39,32 @@ def test_the_budget_stops_a_long_block_and_ends_the_run_as_timeout(loop_file, tm
 
 
 def test_max_seconds_stops_a_generation_and_overrides_the_scenario(loop_file, tmp_path):
+    """The reply takes 600 s before its first token (as a long prompt's evaluation does, beating all along): the
+    budget of 1 s stops it at a beat, well inside the test's 100 s."""
     path = loop_file([py("print('never')")], name="slowmodel", strategy={"attempts": 2, "max_seconds": 600},
-                         model={"provider": "scripted", "replies": [py("print('never')")], "delay_s": 2})
-    proc = run_cli("run", str(path), "--workspace", str(tmp_path / "ws"), "--max-seconds", "1", "--json")
+                         model={"provider": "scripted", "replies": [py("print('never')")], "delay_s": 600})
+    proc = run_cli("run", str(path), "--workspace", str(tmp_path / "ws"), "--max-seconds", "1", "--json",
+                   timeout=100)
     data = summary_of(proc)
     assert proc.returncode == 1 and data["status"] == "timeout", proc.stderr
     assert data["reason"].startswith("the time budget of 1 s ran out while generating turn 1 of attempt 1"), data
     assert data["executions"] == 0
     t = load_transcript(Path(data["run_dir"]))
     assert [m["role"] for m in t["messages"]] == ["task"] and t["strategy"]["max_seconds"] == 1
+
+
+def test_the_budget_cuts_a_check_that_would_run_past_it(loop_file, tmp_path):
+    """A command check that would take 600 s (its own timeout is 900 s) is cut at the budget's end: the check fails
+    as timed out and the run ends before turn 2, well inside the test's 100 s."""
+    path = loop_file([py("print('ran')"), py("print('never')")], name="slowcheck", sandbox={"timeout": 120},
+                     checks=[{"command": "sleep 600", "timeout": 900}], strategy={"max_seconds": 3})
+    proc = run_cli("run", str(path), "--workspace", str(tmp_path / "ws"), "--json", timeout=100)
+    data = summary_of(proc)
+    assert proc.returncode == 1 and data["status"] == "timeout", proc.stderr
+    assert data["reason"].startswith("the time budget of 3 s ran out before turn 2 of attempt 1"), data["reason"]
+    t = load_transcript(Path(data["run_dir"]))
+    check = t["messages"][2]["outcome"]["checks"][0]
+    assert not check["passed"] and "timed out" in check["detail"], check
 
 
 def test_a_batch_reports_the_timeout_per_scenario(loop_file, tmp_path):

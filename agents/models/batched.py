@@ -127,9 +127,10 @@ class BatchedDecoder:
         if rc != 0:
             raise RuntimeError(f"llama_decode returned {rc} (the KV cache of {self.n_ctx} tokens may be full)")
 
-    def evaluate_prompt(self, tokens: list[int]) -> int:
+    def evaluate_prompt(self, tokens: list[int], beat: Callable[[str], None] | None = None) -> int:
         """Evaluate `tokens` on sequence 0, reusing the longest prefix already there; returns the reused count.
-        The last token's logits are then at batch index `self.last_index`."""
+        The last token's logits are then at batch index `self.last_index`. beat("") is called before each batch of
+        n_batch tokens (a time budget's guard raises there)."""
         lib = self.lib
         common = 0
         for a, b in zip(self.cached, tokens):
@@ -142,11 +143,13 @@ class BatchedDecoder:
         lib.llama_memory_seq_rm(self.memory, 0, common, -1)
         self.cached = tokens[:common]
         for start in range(common, len(tokens), self.n_batch):
+            if beat is not None:
+                beat("")
             chunk = tokens[start:start + self.n_batch]
             self._fill([(t, start + i, 0, start + i == len(tokens) - 1) for i, t in enumerate(chunk)])
             self._decode()
             self.last_index = len(chunk) - 1
-        self.cached = list(tokens)
+            self.cached = tokens[:start + len(chunk)]  # a beat that stops the prompt keeps what was evaluated
         return common
 
     # -- the replies ---------------------------------------------------------------------------
@@ -169,16 +172,16 @@ class BatchedDecoder:
                  should_stop: Callable[[str, bool], Loop | bool | None] | None = None,
                  stop_at_eog: bool = True) -> tuple[list[SeqResult], int]:
         """One reply per sampling to the prompt `tokens`, decoded together; the first sequence's text streams to
-        on_token, which gets an empty piece (a heartbeat) at every step after the first sequence ended, so a sink
-        that raises (a time budget's guard) stops the whole batch. should_stop(text, line_ended) says when a
-        sequence loops (a Loop, or True for a short-piece loop).
+        on_token, which gets an empty piece (a heartbeat) while the prompt is evaluated and at every step after the
+        first sequence ended, so a sink that raises (a time budget's guard) stops the whole batch.
+        should_stop(text, line_ended) says when a sequence loops (a Loop, or True for a short-piece loop).
         stop_at_eog=False decodes every sequence to max_tokens (the throughput benchmark's fixed work).
         Returns the replies and how many prompt tokens were reused from the cache."""
         if not 1 <= len(samplings) <= self.n_seq:
             raise ValueError(f"{len(samplings)} sequences asked of a context made for {self.n_seq}")
         lib = self.lib
         started = time.perf_counter()
-        reused = self.evaluate_prompt(tokens)
+        reused = self.evaluate_prompt(tokens, on_token)
         n = len(samplings)
         for seq in range(1, n):
             lib.llama_memory_seq_cp(self.memory, 0, seq, -1, -1)

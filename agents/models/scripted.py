@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
+HEARTBEAT_S = 0.1
+"""How often a scripted reply's wait (delay_s) beats."""
+
+
 class ScriptedConfig(BaseModel):
     """A scripted model entry."""
 
@@ -73,12 +77,17 @@ class ScriptedProvider(InProcessProviderMixin):
             return self.config.replies[self.index - 1]
         return self.config.when_exhausted
 
-    def play(self, text: str, on_token: Any = None) -> Usage:
-        """Wait and stream the reply as the entry says (delay_s, then line by line); its Usage."""
+    def play(self, text: str, on_token: Any = None, stream: bool = True) -> Usage:
+        """Wait and stream the reply as the entry says (delay_s, then line by line); its Usage. The wait beats like
+        the embedded model's prompt evaluation: an empty piece to on_token every 0.1 s, so a time budget's guard
+        stops it there; with stream=False (a candidate that does not stream) only the beats are sent."""
         started = time.perf_counter()
-        if self.config.delay_s:
-            time.sleep(self.config.delay_s)
-        if on_token:
+        end = time.monotonic() + self.config.delay_s
+        while (left := end - time.monotonic()) > 0:
+            time.sleep(min(HEARTBEAT_S, left))
+            if on_token:
+                on_token("")
+        if on_token and stream:
             for line in text.splitlines(keepends=True):
                 on_token(line)
                 if self.config.line_delay_s:
@@ -87,13 +96,13 @@ class ScriptedProvider(InProcessProviderMixin):
 
     def complete_many(self, messages: list[dict[str, Any]], samplings: list[dict[str, Any]],
                       on_token: Any = None) -> list[tuple[str, Usage]]:
-        """The next len(samplings) replies, in order; the first streams."""
+        """The next len(samplings) replies, in order; the first streams, the others only beat while they wait."""
         sink = on_token if on_token is not None else self.on_token
         out = []
         for i, _ in enumerate(samplings):
             self.requests.append(list(messages))
             text = self.next_reply()
-            out.append((text, self.play(text, sink if i == 0 else None)))
+            out.append((text, self.play(text, sink, stream=i == 0)))
         return out
 
     def check_ready(self, console: Console | None = None) -> None:

@@ -14,6 +14,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from agents.budget import clamp
 from agents.errors import DockerUnavailable
 from agents.languages import block_name
 from agents.protocols import ExecResult
@@ -104,6 +105,8 @@ class DockerExecutor:
 
     def __init__(self, cfg: SandboxConfig, workspace: Path, run_id: str | None = None, reap_folder: str | None = None):
         self.cfg = cfg
+        self.deadline: float | None = None
+        """When set (a time.monotonic() instant: a run's time budget), no block or command runs past it."""
         self.workspace = Path(workspace).resolve()
         self.run_id = run_id or uuid.uuid4().hex[:8]
         self.reap_folder = reap_folder
@@ -303,7 +306,7 @@ class DockerExecutor:
         it wrote back to the host folder."""
         self.start()
         replaced = self._replace_if_gone()
-        limit = timeout or self.cfg.timeout
+        limit = clamp(timeout or self.cfg.timeout, self.deadline)
         cmd, fallback = (["timeout", "-k", "1", "-s", "TERM", f"{limit:g}", *a] if a else None
                          for a in (argv, self._fallback))
         out = BoundedOutput(self.cfg.output_limit)

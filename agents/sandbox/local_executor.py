@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agents.budget import clamp
 from agents.languages import block_name
 from agents.protocols import ExecResult
 from agents.sandbox.config import SandboxConfig
@@ -26,6 +27,8 @@ class LocalExecutor:
 
     def __init__(self, cfg: SandboxConfig, workspace: Path, run_id: str | None = None):
         self.cfg = cfg
+        self.deadline: float | None = None
+        """When set (a time.monotonic() instant: a run's time budget), no block or command runs past it."""
         self.workspace = Path(workspace).resolve()
         self.counter = 0
 
@@ -64,7 +67,7 @@ class LocalExecutor:
     def run_command(self, argv: list[str], timeout: float | None = None) -> ExecResult:
         """Run in its own process group, killed as a group at the timeout; the host env is not passed."""
         self.start()
-        limit = timeout or self.cfg.timeout
+        limit = clamp(timeout or self.cfg.timeout, self.deadline)
         env = {k: os.environ[k] for k in SAFE_ENV if k in os.environ}
         env.update(HOME=str(self.workspace), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1",
                    PYTHONPATH=str(self.workspace))  # the project's root importable from any file, as in Docker
