@@ -7,7 +7,7 @@ PYTHON  := $(BIN)/python
 SCENARIO ?= scenarios/primes.yaml
 PYTEST_ARGS ?=
 
-.PHONY: setup system-deps llama-wheel venv model image image-languages demo check test test-fast clean
+.PHONY: setup system-deps llama-wheel venv model image image-languages demo check docs test test-fast clean
 
 # What each entry point needs. The demo: mmdebstrap (the image build) and the local model. The tests also need
 # chromium and its WebDriver (the HTML export and the web UI are checked in a real browser), pytest, Ray, and
@@ -15,7 +15,7 @@ PYTEST_ARGS ?=
 DEBS   ?= mmdebstrap chromium chromium-driver
 EXTRAS ?= local,test,ray,ui,server
 demo: DEBS := mmdebstrap
-demo: EXTRAS := local
+demo: EXTRAS := local,ui
 
 # Every setup step prints one line with its time (a spinner while it runs in a terminal); its output goes to the
 # setup log, whose path a failing step prints with its last lines.
@@ -78,6 +78,10 @@ check:
 	@test -x $(BIN)/ruff || $(MAKE) venv
 	$(BIN)/ruff check agents benchmarks tests run.py
 	$(PYTHON) -m pytest -q -n 2 -p no:cacheprovider -m "not docker and not model and not slow" $(PYTEST_ARGS)
+
+# docs/CLI.md from the commands' own --help (tests/test_docs.py fails when it is out of date).
+docs: venv
+	$(PYTHON) -m tests.cli_reference
 
 test: setup image-languages
 	$(PYTHON) -m pytest $(PYTEST_ARGS)

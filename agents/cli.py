@@ -24,6 +24,7 @@ from agents.cli_common import (
     run_display,
 )
 from agents.errors import EXIT_BAD_INPUT, BadInputError
+from agents.extras import require
 from agents.models.cli import model_app
 from agents.paths import MODELS_TABLE_ORDER, default_workspaces
 from agents.replay.listing import list_runs
@@ -66,7 +67,7 @@ app.add_typer(bench_app, name="bench")
 
 
 @app.command()
-def run(scenarios: List[Path] = typer.Argument(..., help="One or more scenario YAML files."),
+def run(scenarios: List[Path] = typer.Argument(..., metavar="SCENARIO", help="One or more scenario YAML files."),
         model: Optional[str] = typer.Option(None, help="A name in the model table (where: codeduet --help), or an "
                                             "AG2 config list: oai:OAI_CONFIG_LIST?model=gpt-4o (docs/MODELS.md)."),
         max_auto_reply: Optional[int] = typer.Option(None, min=0, help="Override max_consecutive_auto_reply."),
@@ -150,7 +151,7 @@ def replay(target: str = typer.Argument(..., metavar="RUN", help="A run folder (
 
 
 @app.command()
-def runs(scenario: Optional[str] = typer.Argument(None, help="Only this scenario's runs."),
+def runs(scenario: Optional[str] = typer.Argument(None, metavar="SCENARIO", help="Only this scenario's runs."),
          n: Optional[int] = typer.Option(None, "-n", min=1, help="Only the N newest runs."),
          workspace: Optional[Path] = typer.Option(None, help="Root folder of run folders (default "
                                                   "./workspaces).")) -> None:
@@ -167,24 +168,45 @@ def ui(host: str = typer.Option("127.0.0.1", help="Address to listen on (any oth
        token: Optional[str] = typer.Option(None, envvar="CODEDUET_UI_TOKEN",
                                            help="Required of every request (needed beyond localhost).")) -> None:
     """Watch, steer and review runs in the browser: the runs, a run live, start, stop, steer, compare, replay."""
-    from agents.ui.security import is_local
-
     with cli_errors():
+        require("ui", "codeduet ui")
+        import uvicorn
+
+        from agents.ui.app import create_app
+        from agents.ui.security import is_local
+
         if not is_local(host) and not token:
             raise BadInputError(f"--host {host} is reachable from other machines: give --token (or "
                                 "$CODEDUET_UI_TOKEN), which every request must then carry")
-        try:
-            import uvicorn
-
-            from agents.ui.app import create_app
-        except ImportError:
-            raise BadInputError("the web UI needs its extra: pip install 'codeduet[ui]' "
-                                "(in a checkout: .venv/bin/pip install -e '.[ui]')") from None
         root = Path(workspace or default_workspaces())
         console.print(f"codeduet ui: http://{host}:{port}/" + (f"?token={token}" if token else "")
                       + f"  (runs under {root}; Ctrl-C stops it)", soft_wrap=True)
         uvicorn.run(create_app(root, token=token, host=host, scenarios=scenarios), host=host, port=port,
                     log_level="warning")
+
+
+PLACEHOLDERS = {"int": "N", "float": "N", "Path": "PATH", "str": "TEXT"}
+"""What --help shows after an option that takes a value, by its Python type (an option may name its own)."""
+
+
+def what_to_type(command: Any) -> Any:
+    """The click command of `app` with what a person types in its --help, as typer and click used to show it:
+    `--attempts N [x>=1]`, `SCENARIO...`, a flag alone, where typer 0.29 shows `<int range>`, `{scenarios}...`,
+    `<list[Path]>` and `<bool>`."""
+    from typer._click import Context
+    from typer.core import TyperArgument
+
+    for param in [*command.params, command.get_help_option(Context(command))]:
+        if isinstance(param, TyperArgument):  # `SCENARIO...` or `[SCENARIO]`, as click writes them; no type
+            shown = param.display_name_raw if param.required else f"[{param.display_name_raw}]"
+            shown += "..." if param.nargs != 1 else ""
+            param._usage_display_name = lambda shown=shown: shown  # type: ignore[method-assign]
+            param.display_type_rich = lambda ctx: None  # type: ignore[method-assign]
+        elif param is not None and param.metavar is None:
+            param.metavar = "" if param.is_flag else PLACEHOLDERS.get(param.bare_type(), "VALUE")
+    for sub in getattr(command, "commands", {}).values():
+        what_to_type(sub)
+    return command
 
 
 def _is(exc: BaseException, name: str) -> bool:
@@ -196,7 +218,7 @@ def main() -> None:
     """Entry point of the `codeduet` console script: a bad flag or value is one line and exit 2, like every other
     bad input (typer would draw a box around it)."""
     try:
-        code = app(standalone_mode=False)
+        code = what_to_type(typer.main.get_command(app)).main(standalone_mode=False)
     except Exception as exc:
         if _is(exc, "NoArgsIsHelpError"):  # `codeduet` or `codeduet sandbox` alone: the help
             ctx = getattr(exc, "ctx", None)

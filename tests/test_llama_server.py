@@ -16,15 +16,16 @@ import yaml
 
 from agents.display import LIVE_ENV
 from agents.errors import EXIT_ENVIRONMENT
+from agents.extras import missing
 from agents.models.download import pull_model
-from agents.models.server import MODEL_ALIAS, LlamaServer, server_installed
+from agents.models.server import MODEL_ALIAS, LlamaServer
 from agents.run_folder import LIVE_FILE
 from agents.transcript import load_transcript
 from tests.conftest import ROOT
 from tests.helpers import free_port, run_cli
 
 pytestmark = [pytest.mark.model, pytest.mark.docker, pytest.mark.slow,
-              pytest.mark.skipif(not server_installed(), reason="pip install 'codeduet[server]' (make test does)")]
+              pytest.mark.skipif(bool(missing("server")), reason="pip install 'codeduet[server]' (make test does)")]
 
 
 def answers(base_url: str) -> bool:

@@ -9,6 +9,7 @@ import typer
 
 from agents.cli_common import cli_errors, console, install_signal_handlers
 from agents.errors import ModelUnavailable
+from agents.extras import require
 from agents.paths import models_table
 
 model_app = typer.Typer(no_args_is_help=True, help="Get and inspect the embedded local model.")
@@ -35,6 +36,7 @@ def model_serve(port: int = typer.Option(8080, help="Port to listen on."),
 
     install_signal_handlers()
     with cli_errors():
+        require("server", "codeduet model serve")  # before the model is fetched
         server = LlamaServer(pull_model(console=console), host, port, n_ctx, n_threads)
         try:
             with console.status(f"starting llama.cpp's server at {server.base_url}…"):

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.defaults import COMMAND
 from agents.errors import ModelUnavailable
+from agents.extras import require
 from agents.models import download
 from agents.models.batched import BatchedDecoder, SeqSampling
 from agents.models.loops import find_loop, loop_check, looping, stopped_reply
@@ -23,15 +24,12 @@ from agents.protocols import TokenSink, Usage
 if TYPE_CHECKING:
     from rich.console import Console
 
-INSTALL_HINT = "llama-cpp-python is not installed: run `pip install -e .[local]` or `make setup`"
-
 
 def import_llama_cpp() -> Any:
     """Import llama_cpp, or say in one line how to install it."""
-    try:
-        import llama_cpp
-    except ImportError:
-        raise ModelUnavailable(INSTALL_HINT) from None
+    require("local", "the embedded model (llama-cpp-python)")
+    import llama_cpp
+
     return llama_cpp
 
 

