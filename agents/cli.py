@@ -193,9 +193,11 @@ def what_to_type(command: Any) -> Any:
     """The click command of `app` with what a person types in its --help, as typer and click used to show it:
     `--attempts N [x>=1]`, `SCENARIO...`, a flag alone, where typer 0.29 shows `<int range>`, `{scenarios}...`,
     `<list[Path]>` and `<bool>`."""
-    from typer._click import Context
-    from typer.core import TyperArgument
-
+    try:
+        from typer._click import Context
+        from typer.core import TyperArgument
+    except ImportError:  # an older typer (before 0.29) shows what a person types itself
+        return command
     for param in [*command.params, command.get_help_option(Context(command))]:
         if isinstance(param, TyperArgument):  # `SCENARIO...` or `[SCENARIO]`, as click writes them; no type
             shown = param.display_name_raw if param.required else f"[{param.display_name_raw}]"

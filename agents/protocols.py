@@ -106,7 +106,9 @@ class ModelProvider(Protocol):
 
 @runtime_checkable
 class Executor(Protocol):
-    """Runs code blocks for one run, in one long-lived sandbox."""
+    """Runs code blocks for one run, in one long-lived sandbox. An executor may also have `deadline: float | None`
+    (a time.monotonic() instant): while a run's time budget sets it (TimeBudget.capped), no block or command runs
+    past it; one without it is not cut at the budget's end (its blocks keep their own timeouts)."""
 
     workspace: Path
 

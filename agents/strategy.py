@@ -1,5 +1,5 @@
 """The self-debug strategy: greedy first turn, sampled repair turns, repeats re-asked hotter, fresh attempts (which
-attempt a run keeps: agents/status.py).
+attempt a run keeps: agents/attempt_summary.py).
 
 One strategy serves `run`, `chat`, `--resume`, batches and the benchmarks; a scenario's `strategy:` block sets it.
 """

@@ -37,7 +37,6 @@ WARMUP = 2
 GRACE_S = 15.0
 """How long after the kill -9 a container may take to disappear before it counts as left behind."""
 
-_CGROUP = "'/sys/fs/cgroup/{v2}' if os.path.exists('/sys/fs/cgroup/{v2}') else '/sys/fs/cgroup/{v1}'"
 PROBES: dict[str, tuple[str, Callable[[str], bool]]] = {
     # name: (block printing one line, whether that line shows the limit enforced)
     "memory (768 MiB allocation)": (

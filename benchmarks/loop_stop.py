@@ -29,8 +29,9 @@ def measure(seed: int, model: Any, messages: list[dict[str, str]]) -> dict[str, 
     started = time.perf_counter()
 
     def sink(piece: str) -> None:
-        stamps.append(time.perf_counter() - started)
-        pieces.append(piece)
+        if piece:  # an empty piece is a beat of the prompt's evaluation, not a token
+            stamps.append(time.perf_counter() - started)
+            pieces.append(piece)
 
     detector, lc.find_loop = lc.find_loop, lambda text: None
     try:

@@ -38,7 +38,9 @@ def commands() -> list[list[str]]:
 
 def help_text(path: list[str]) -> str:
     """`codeduet PATH --help`, at a fixed width, without colour or trailing blanks."""
-    env = {**os.environ, "COLUMNS": str(WIDTH), "NO_COLOR": "1", "TERM": "dumb"}
+    forced = ("FORCE_COLOR", "PY_COLORS", "GITHUB_ACTIONS", "TERMINAL_WIDTH")  # typer would force a terminal's width
+    env = {**{k: v for k, v in os.environ.items() if k not in forced}, "COLUMNS": str(WIDTH), "NO_COLOR": "1",
+           "TERM": "dumb", "_TYPER_FORCE_DISABLE_TERMINAL": "1"}
     out = subprocess.run([sys.executable, "-c", LAUNCH, *path, "--help"], capture_output=True, text=True, env=env,
                          cwd=ROOT, timeout=60, check=True).stdout
     return "\n".join(line.rstrip() for line in out.strip("\n").splitlines()).strip("\n")

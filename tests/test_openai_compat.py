@@ -14,6 +14,7 @@ import pytest
 import yaml
 from rich.console import Console
 
+from agents.budget import BudgetSpent, TimeBudget
 from agents.display import ConsoleDisplay
 from agents.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_FAILED, BadInputError, CodeduetError, ModelUnavailable
 from agents.models.config import build_provider, load_models_file
@@ -51,6 +52,7 @@ class ChatHandler(BaseHTTPRequestHandler):
             self._json(400, {"error": {"message": "Unrecognized request argument supplied: stream_options",
                                        "type": "invalid_request_error", "param": None, "code": None}})
             return
+        time.sleep(server.delay)  # a server evaluating a long prompt sends nothing meanwhile
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -59,6 +61,7 @@ class ChatHandler(BaseHTTPRequestHandler):
         self.end_headers()
         choices = range(int(body.get("n") or 1) if server.honour_n else 1)
         self._chunk({"role": "assistant", "content": ""})
+        server.answered = True
         for sent, piece in enumerate(server.pieces):
             if sent == server.cut_after:
                 self.close_connection = True
@@ -104,7 +107,7 @@ def server():
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), ChatHandler)
     httpd.seen, httpd.pieces, httpd.usage = [], pieces_of(REPLY), "send"
     httpd.lockstep, httpd.waits, httpd.stalled, httpd.fail, httpd.honour_n = None, [], False, None, False
-    httpd.cut_after = None
+    httpd.cut_after, httpd.delay, httpd.answered = None, 0.0, False
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield httpd
@@ -127,6 +130,8 @@ class RecordingDisplay(ConsoleDisplay):
         self.lockstep = lockstep
 
     def on_token(self, text: str) -> None:
+        if not text:  # a beat while the server sends nothing: the product's displays show nothing either
+            return
         super().on_token(text)
         self.tokens.append(text)
         if self.live is not None:
@@ -192,6 +197,17 @@ def test_tokens_reach_the_live_panel_as_they_come(server):
     assert "assistant · streaming" in display.out.getvalue()
     usage = provider.pop_usage()
     assert usage.first_token_s is not None and 0 < usage.first_token_s <= usage.seconds
+
+
+def test_the_time_budget_stops_a_server_still_evaluating_the_prompt(server):
+    """The server sends nothing for 20 s (a long prompt on a slow server): the reply's sink gets a beat every
+    0.5 s meanwhile, so a spent budget stops the request before the server has answered at all."""
+    server.delay = 20
+    provider = build_provider({"provider": "openai", "model": "x", "base_url": _url(server), "api_key_optional": True})
+    budget = TimeBudget(1)
+    with pytest.raises(BudgetSpent):
+        provider.chat([{"role": "user", "content": "hi"}], budget.guard(lambda _text: None, lambda: "while generating"))
+    assert not server.answered
 
 
 @pytest.mark.parametrize("server_usage", ["omit", "refuse"])

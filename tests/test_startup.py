@@ -52,6 +52,13 @@ def test_help_imports_no_ag2(tmp_path):
     assert probe("--help", ws=tmp_path) == {"exit": 0, "loaded": []}
 
 
+def test_help_imports_no_pydantic_either():
+    """`--help` loads the sub-commands' modules (sandbox/cli.py and the like), never a config model."""
+    code = "import sys\nfrom agents.cli import app\nprint('pydantic' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr
+
+
 @pytest.mark.docker
 @pytest.mark.parametrize("args", [["runs"], ["replay", "RUN"], ["replay", "RUN", "--html", "page.html"]],
                          ids=["runs", "replay", "replay-html"])

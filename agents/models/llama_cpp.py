@@ -190,8 +190,8 @@ def chat(model: LoadedModel, messages: list[dict[str, Any]], *, max_tokens: int,
         budget = max(1, min(max_tokens, n_ctx - len(tokens) - 1))
         cached = llm.longest_token_prefix(llm._input_ids.tolist(), tokens)
         _perf(llm, reset=True)
+        reply = StreamedReply(on_token)  # its clock (time to first token) starts before the prompt's evaluation
         prefill(llm, tokens, on_token)
-        reply = StreamedReply(on_token)
         finish = loop = None
         for chunk in llm.create_chat_completion(messages=msgs, stream=True, max_tokens=budget,
                                                 temperature=temperature, top_p=top_p, seed=seed):
@@ -239,14 +239,15 @@ def chat_many(model: LoadedModel, messages: list[dict[str, Any]], samplings: lis
     together (agents/models/batched.py), each stopping on its own (end of turn, max_tokens, a loop, salvaged as in
     `chat`)."""
     out: list[tuple[str, Usage]] = []
+    quiet = None if on_token is None else (lambda _piece: on_token(""))  # the others only beat (a budget's guard)
     for i, s in enumerate(samplings):
         if (i == 0 and not s.get("temperature")) or len(samplings) - i == 1:
-            text, usage = chat(model, messages, max_tokens=max_tokens, on_token=on_token if i == 0 else None, **s)
+            text, usage = chat(model, messages, max_tokens=max_tokens, on_token=on_token if i == 0 else quiet, **s)
             usage.extra.update(candidate=i + 1, candidates=len(samplings), batched=False)
             out.append((text, usage))
         else:
             return out + _decode_together(model, messages, samplings, i, max_tokens=max_tokens,
-                                          on_token=on_token if i == 0 else None)
+                                          on_token=on_token if i == 0 else quiet)
     return out
 
 

@@ -8,8 +8,10 @@ time to first token work as they do for the local model.
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
-from typing import Any, Iterator
+import queue
+import threading
+from contextlib import contextmanager, suppress
+from typing import Any, Callable, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -60,14 +62,72 @@ def is_transport_error(exc: BaseException) -> bool:
     return isinstance(exc, (httpx.TransportError, openai.APIConnectionError))
 
 
+class NotOpened(Exception):
+    """The request failed before its stream opened (read by `beating`'s worker): stream_chat raises `error` as the
+    SDK raised it, as it does without the worker, never as a stream broken mid-reply."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(str(error))
+        self.error = error
+
+
+BEAT_S = 0.5
+"""While a server sends nothing (it evaluates the prompt), the reply's sink gets a beat this often."""
+
+
+def beating(open_stream: Callable[[], Any], beat: TokenSink) -> Iterator[Any]:
+    """The chunks of open_stream(), read by a worker thread, with beat("") every BEAT_S while none arrives: a time
+    budget's guard raises there, during the server's prompt evaluation too, and the stream is then closed."""
+    chunks: queue.Queue[tuple[str, Any]] = queue.Queue()
+    opened: list[Any] = []
+
+    def read() -> None:
+        try:
+            opened.append(open_stream())
+        except BaseException as exc:  # the request itself failed (no server there, a refusal)
+            chunks.put(("unopened", exc))
+            return
+        try:
+            for chunk in opened[0]:
+                chunks.put(("chunk", chunk))
+            chunks.put(("end", None))
+        except BaseException as exc:  # handed to the caller's thread, which raises it
+            chunks.put(("error", exc))
+
+    worker = threading.Thread(target=read, name="codeduet-stream", daemon=True)
+    worker.start()
+    try:
+        while True:
+            try:
+                kind, value = chunks.get(timeout=BEAT_S)
+            except queue.Empty:
+                beat("")
+                continue
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            if kind == "unopened":
+                raise NotOpened(value)
+            yield value
+    finally:
+        if worker.is_alive() and opened:  # stopped early (the budget): the worker's read ends with the stream
+            with suppress(Exception):
+                opened[0].close()
+
+
 def stream_chat(client: Any, model: str, messages: list[dict[str, Any]], *, usage_in_stream: bool = True,
                 on_token: TokenSink | None = None, **params: Any) -> tuple[str, Usage]:
     """One streamed chat completion: text to on_token as it arrives; usage as the server counts it (asked for with
     stream_options) or, when it sends none, the content chunks counted (one token each on these servers)."""
     extra = {"stream_options": INCLUDE_USAGE} if usage_in_stream else {}
     reply = StreamedReply(on_token)
-    stream = client.chat.completions.create(model=model, messages=clean_messages(messages), stream=True,
-                                            **extra, **params)
+
+    def open_stream() -> Any:
+        return client.chat.completions.create(model=model, messages=clean_messages(messages), stream=True,
+                                              **extra, **params)
+
+    stream = open_stream() if on_token is None else beating(open_stream, on_token)  # a failed request: raised here
     finish = server_usage = None
     try:
         for chunk in stream:
@@ -75,6 +135,8 @@ def stream_chat(client: Any, model: str, messages: list[dict[str, Any]], *, usag
             for choice in chunk.choices or []:
                 finish = choice.finish_reason or finish
                 reply.add(choice.delta.content if choice.delta else None)
+    except NotOpened as failed:
+        raise failed.error from None
     except Exception as exc:
         if is_transport_error(exc):
             raise StreamBroken(reply.text, exc) from exc
@@ -234,9 +296,10 @@ class OpenAIProvider(InProcessProviderMixin):
             return out
 
         first, rest = samplings[0], samplings[1:]
+        sink = on_token if on_token is not None else self.on_token
+        quiet = None if sink is None else (lambda _piece: sink(""))  # the others only beat (a budget's guard)
         with ThreadPoolExecutor(max_workers=max(1, len(samplings))) as pool:
-            head = pool.submit(self.chat, messages, on_token if on_token is not None else self.on_token,
-                               **params(first))
+            head = pool.submit(self.chat, messages, sink, **params(first))
             extra: list[tuple[str, Usage]] = []
             if rest and len({(s.get("temperature"), s.get("top_p")) for s in rest}) == 1 and len(rest) > 1:
                 try:
@@ -247,7 +310,7 @@ class OpenAIProvider(InProcessProviderMixin):
                     raise
                 except CodeduetError:
                     extra = []  # the server refused `n`: one request each, below
-            missing = pool.map(lambda s: self.chat(messages, None, **params(s)), rest[len(extra):])
+            missing = pool.map(lambda s: self.chat(messages, quiet, **params(s)), rest[len(extra):])
             return [head.result(), *extra, *missing]
 
     @property

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agents.protocols import Executor
 from agents.registry import resolve
-from agents.sandbox.config import SandboxConfig
+
+if TYPE_CHECKING:  # `codeduet --help` loads this package (sandbox/cli.py), and the config loads pydantic
+    from agents.sandbox.config import SandboxConfig
 
 EXECUTORS: dict[str, str] = {
     "docker": "agents.sandbox.docker_executor:DockerExecutor",

@@ -22,7 +22,8 @@ def print_status(image: str | None, console: Console, languages: tuple[str, ...]
     """Daemon, the image (of `languages`, when no image is named), every codeduet image built with its languages,
     and the default limits; exit 3 when the image is missing."""
     from agents.sandbox.cleanup import codeduet_containers, is_orphan
-    from agents.sandbox.docker_executor import LABEL, LABEL_PID, hardening
+    from agents.sandbox.docker_executor import LABEL as RUN_LABEL
+    from agents.sandbox.docker_executor import LABEL_PID, hardening
 
     client = docker_client()
     image = image or resolve_image(language_image(languages), languages, client)
@@ -49,7 +50,7 @@ def print_status(image: str | None, console: Console, languages: tuple[str, ...]
         labels = c.labels or {}
         owner = f"pid {labels.get(LABEL_PID, '?')}"
         state = f"orphan: its process ({owner}) is gone" if c in orphans else f"in use by {owner}"
-        console.print(f"  {c.name}  run {labels.get(LABEL, '?')}  {state}", soft_wrap=True, highlight=False)
+        console.print(f"  {c.name}  run {labels.get(RUN_LABEL, '?')}  {state}", soft_wrap=True, highlight=False)
     return EXIT_OK if info.get("exists") else EXIT_ENVIRONMENT
 
 

@@ -114,7 +114,6 @@ async def runs_page(request: Request) -> Response:
                    scenario=scenario, statuses=STATUSES, scenarios=ui.index.scenarios(), root=ui.root)
 
 
-
 async def run_page(request: Request) -> Response:
     ui = ui_of(request)
     run = ui.run_or_404(request)
@@ -123,12 +122,10 @@ async def run_page(request: Request) -> Response:
                    body=Markup(await asyncio.to_thread(run_body, run)), can_stop=bool(job and not job.done))
 
 
-
 async def timeline(request: Request) -> Response:
     ui = ui_of(request)
     run = ui.run_or_404(request)
     return HTMLResponse(await asyncio.to_thread(run_body, run))
-
 
 
 async def run_events(request: Request) -> Response:
@@ -137,7 +134,6 @@ async def run_events(request: Request) -> Response:
     start = request.headers.get("last-event-id") or request.query_params.get("offset") or "0"
     return StreamingResponse(follow(request, run, int(start) if start.isdigit() else 0),
                              media_type="text/event-stream", headers={"Cache-Control": "no-store"})
-
 
 
 async def answer(request: Request) -> Response:
@@ -154,7 +150,6 @@ async def answer(request: Request) -> Response:
     return RedirectResponse(f"/run/{run.parent.name}/{run.name}", status_code=303)
 
 
-
 async def stop(request: Request) -> Response:
     ui = ui_of(request)
     run = ui.run_or_404(request)
@@ -166,11 +161,9 @@ async def stop(request: Request) -> Response:
     return RedirectResponse(f"/run/{run.parent.name}/{run.name}", status_code=303)
 
 
-
 async def new_page(request: Request) -> Response:
     ui = ui_of(request)
     return ui.page(request, "new.html", scenarios=ui.scenario_files(), models=ui.models(), error=None)
-
 
 
 async def new_run(request: Request) -> Response:
@@ -200,7 +193,6 @@ async def new_run(request: Request) -> Response:
     return RedirectResponse(f"/run/{job.run.parent.name}/{job.run.name}", status_code=303)
 
 
-
 async def replay_action(request: Request) -> Response:
     ui = ui_of(request)
     run = ui.run_or_404(request)  # a bad run id is 404 whatever the method
@@ -209,12 +201,8 @@ async def replay_action(request: Request) -> Response:
     if (problem := await check_csrf(request)) is not None:
         return PlainTextResponse(problem, status_code=403)
     form = await request.form()
-    kind = request.path_params["action"]
-    if kind not in ("execute", "resume"):
-        raise NotFound()
-    job = ui.launcher.replay(run, kind, str(form.get("message") or "") or None)
+    job = ui.launcher.replay(run, request.path_params["action"], str(form.get("message") or "") or None)
     return RedirectResponse(f"/job/{job.id}", status_code=303)
-
 
 
 async def job_page(request: Request) -> Response:
@@ -223,7 +211,6 @@ async def job_page(request: Request) -> Response:
     if job is None:
         raise NotFound()
     return ui.page(request, "job.html", job=job, output=job.output())
-
 
 
 async def job_log(request: Request) -> Response:
@@ -235,13 +222,11 @@ async def job_log(request: Request) -> Response:
                     media_type="application/json")
 
 
-
 async def export_html(request: Request) -> Response:
     ui = ui_of(request)
     run = ui.run_or_404(request)
     page = await asyncio.to_thread(lambda: render_html(load_transcript(run)))
     return HTMLResponse(page, headers={"Content-Disposition": f'attachment; filename="{run.name}.html"'})
-
 
 
 async def download_zip(request: Request) -> Response:
@@ -250,7 +235,6 @@ async def download_zip(request: Request) -> Response:
     data = await asyncio.to_thread(zip_folder, run)
     return Response(data, media_type="application/zip",
                     headers={"Content-Disposition": f'attachment; filename="{run.name}.zip"'})
-
 
 
 async def compare(request: Request) -> Response:
@@ -263,7 +247,6 @@ async def compare(request: Request) -> Response:
         raise NotFound()
     data = await asyncio.to_thread(compare_runs, runs[0], runs[1])
     return ui.page(request, "compare.html", a=ui.index.row(runs[0]), b=ui.index.row(runs[1]), **data)
-
 
 
 async def not_found(request: Request, exc: Exception) -> Response:
