@@ -24,7 +24,7 @@ from agents.cli_common import (
     run_display,
 )
 from agents.errors import EXIT_BAD_INPUT, BadInputError
-from agents.extras import require
+from agents.extras import needs
 from agents.models.cli import model_app
 from agents.paths import MODELS_TABLE_ORDER, default_workspaces
 from agents.replay.listing import list_runs
@@ -169,11 +169,11 @@ def ui(host: str = typer.Option("127.0.0.1", help="Address to listen on (any oth
                                            help="Required of every request (needed beyond localhost).")) -> None:
     """Watch, steer and review runs in the browser: the runs, a run live, start, stop, steer, compare, replay."""
     with cli_errors():
-        require("ui", "codeduet ui")
-        import uvicorn
+        with needs("ui", "codeduet ui"):
+            import uvicorn
 
-        from agents.ui.app import create_app
-        from agents.ui.security import is_local
+            from agents.ui.app import create_app
+            from agents.ui.security import is_local
 
         if not is_local(host) and not token:
             raise BadInputError(f"--host {host} is reachable from other machines: give --token (or "

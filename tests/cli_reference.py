@@ -3,6 +3,7 @@ tests/test_docs.py regenerates it and fails when the page and the commands diffe
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,7 +12,17 @@ from tests.conftest import ROOT
 
 PAGE = ROOT / "docs" / "CLI.md"
 WIDTH = 110
-LAUNCH = "import sys\nsys.argv[0] = 'codeduet'\nfrom agents.cli import main\nmain()\n"
+SEPARATOR = "\x1e-- end of help --"
+LAUNCH = """import json, sys
+from agents.cli import main
+for path in json.loads(sys.argv[1]):
+    sys.argv = ["codeduet", *path, "--help"]
+    try:
+        main()
+    except SystemExit:
+        pass
+    print(%r, flush=True)
+""" % SEPARATOR
 HEAD = """# The command line
 
 Every command and flag of `codeduet` (also `python run.py` and `python -m agents`), as its `--help` prints it.
@@ -36,21 +47,22 @@ def commands() -> list[list[str]]:
     return found
 
 
-def help_text(path: list[str]) -> str:
-    """`codeduet PATH --help`, at a fixed width, without colour or trailing blanks."""
+def help_texts(paths: list[list[str]]) -> list[str]:
+    """`codeduet PATH --help` for each path (one process), at a fixed width, without colour or trailing blanks."""
     forced = ("FORCE_COLOR", "PY_COLORS", "GITHUB_ACTIONS", "TERMINAL_WIDTH")  # typer would force a terminal's width
     env = {**{k: v for k, v in os.environ.items() if k not in forced}, "COLUMNS": str(WIDTH), "NO_COLOR": "1",
            "TERM": "dumb", "_TYPER_FORCE_DISABLE_TERMINAL": "1"}
-    out = subprocess.run([sys.executable, "-c", LAUNCH, *path, "--help"], capture_output=True, text=True, env=env,
-                         cwd=ROOT, timeout=60, check=True).stdout
-    return "\n".join(line.rstrip() for line in out.strip("\n").splitlines()).strip("\n")
+    out = subprocess.run([sys.executable, "-c", LAUNCH, json.dumps(paths)], capture_output=True, text=True, env=env,
+                         cwd=ROOT, timeout=120, check=True).stdout
+    texts = out.split(SEPARATOR + "\n")[:len(paths)]
+    return ["\n".join(line.rstrip() for line in text.strip("\n").splitlines()).strip("\n") for text in texts]
 
 
 def render() -> str:
     """The whole page."""
-    parts = [HEAD]
-    for path in commands():
-        parts.append(f"## `{' '.join(['codeduet', *path])}`\n\n```text\n{help_text(path)}\n```\n")
+    paths = commands()
+    parts = [HEAD] + [f"## `{' '.join(['codeduet', *path])}`\n\n```text\n{text}\n```\n"
+                      for path, text in zip(paths, help_texts(paths))]
     return "\n".join(parts)
 
 

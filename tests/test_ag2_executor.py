@@ -405,7 +405,7 @@ def test_the_watchdog_removes_only_when_its_owner_died(then: str, sandbox_image:
 def test_the_bench_reports_both_executors(sandbox_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from rich.console import Console
 
-    from agents.bench import ag2_executors
+    from benchmarks import ag2_executors
 
     monkeypatch.setattr(ag2_executors, "WARMUP", 0)
     monkeypatch.setattr(ag2_executors, "GRACE_S", 0)  # counts right after the kill: only the table's shape is checked

@@ -33,7 +33,15 @@ def test_a_command_whose_extra_is_missing_says_so_in_one_line(blocked, args, ext
     assert proc.returncode == 3, (proc.stdout, proc.stderr)
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
-    assert f"needs the '{extra}' extra" in lines[0] and f"codeduet[{extra}]" in lines[0], lines[0]
+    assert f"needs the '{extra}' extra (" in lines[0] and " not installed" in lines[0], lines[0]
+    assert f"codeduet[{extra}]" in lines[0], lines[0]
+
+
+def test_an_installed_but_broken_extra_is_one_line_too():
+    """starlette is there but anyio, which its modules import, is not: still one line, naming what broke."""
+    proc = without("anyio", "ui")
+    assert proc.returncode == 3 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "needs the 'ui' extra (anyio" in proc.stderr and " broken: " in proc.stderr and "codeduet[ui]" in proc.stderr
 
 
 def test_the_embedded_model_without_llama_cpp_says_so_in_one_line(tmp_path):
@@ -48,4 +56,4 @@ def test_every_extra_is_in_pyproject_and_the_readme_says_which_command_needs_it(
     for extra in EXTRAS:
         assert f"\n{extra} = [" in pyproject, extra
         assert f"`{extra}`" in readme, f"README.md does not say what the {extra!r} extra is for"
-    assert missing("ui") == [] and "codeduet[ui]" in install_hint("ui")  # the test venv has every extra
+    assert missing("ui") == {} and "codeduet[ui]" in install_hint("ui")  # the test venv has every extra

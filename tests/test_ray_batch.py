@@ -258,7 +258,7 @@ def test_without_ray_installed_the_error_says_how_to_install_it(scenario_file, t
                            "--ray", "local", "--workspace", str(tmp_path / "ws")],
                           capture_output=True, text=True, cwd=ROOT, env={**os.environ, "COLUMNS": "250"})
     assert proc.returncode == 3
-    assert proc.stderr.strip().splitlines() == ["error: --ray needs Ray, which is not installed: pip install "
+    assert proc.stderr.strip().splitlines() == ["error: --ray needs the 'ray' extra (ray not installed): pip install "
                                                 "'codeduet[ray]' (in a checkout: .venv/bin/pip install -e '.[ray]')"]
 
 

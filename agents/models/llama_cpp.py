@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.defaults import COMMAND
 from agents.errors import ModelUnavailable
-from agents.extras import require
+from agents.extras import needs
 from agents.models import download
 from agents.models.batched import BatchedDecoder, SeqSampling
 from agents.models.loops import find_loop, loop_check, looping, stopped_reply
@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
 def import_llama_cpp() -> Any:
     """Import llama_cpp, or say in one line how to install it."""
-    require("local", "the embedded model (llama-cpp-python)")
-    import llama_cpp
+    with needs("local", "the embedded model (llama-cpp-python)"):
+        import llama_cpp
 
     return llama_cpp
 

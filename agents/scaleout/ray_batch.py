@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agents.errors import BadInputError, EnvironmentProblem
-from agents.extras import require
+from agents.extras import needs
 from agents.scenario import Scenario
 
 ADDRESS = re.compile(r"local|auto|ray://[^\s/:]+:\d+|[^\s/:]+:\d+")
@@ -23,8 +23,8 @@ NO_LLM = {"scripted"}
 
 def import_ray() -> Any:
     """The ray module, or a one-line error saying how to install it."""
-    require("ray", "--ray")
-    import ray
+    with needs("ray", "--ray"):
+        import ray
 
     return ray
 

