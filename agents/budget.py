@@ -53,6 +53,7 @@ class TimeBudget:
             if sink is not None and text:  # an empty piece is a heartbeat, with nothing to show
                 sink(text)
 
+        on_token.stops = True  # type: ignore[attr-defined]  # a sink worth beating for (models/llama_cpp.prefill)
         return on_token
 
     @contextmanager
