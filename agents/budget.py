@@ -53,7 +53,7 @@ class TimeBudget:
             if sink is not None and text:  # an empty piece is a heartbeat, with nothing to show
                 sink(text)
 
-        on_token.stops = True  # type: ignore[attr-defined]  # a sink worth beating for (models/llama_cpp.prefill)
+        on_token.stops = True  # type: ignore[attr-defined]  # a sink worth beating for (can_stop)
         return on_token
 
     @contextmanager
@@ -69,6 +69,24 @@ class TimeBudget:
             yield
         finally:
             executor.deadline = before
+
+
+def can_stop(sink: TokenSink | None) -> bool:
+    """Whether `sink` is a time budget's guard (it may raise BudgetSpent): only then are beats worth their cost."""
+    return bool(getattr(sink, "stops", False))
+
+
+def beats_only(sink: TokenSink | None) -> TokenSink | None:
+    """The sink for a reply that does not stream (a candidate after the first): only beats reach `sink`, so a
+    budget's guard still stops it; it can stop when `sink` can."""
+    if sink is None:
+        return None
+
+    def beat(_piece: str) -> None:
+        sink("")
+
+    beat.stops = can_stop(sink)  # type: ignore[attr-defined]
+    return beat
 
 
 def clamp(limit: float, deadline: float | None) -> float:

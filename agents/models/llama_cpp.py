@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.budget import beats_only, can_stop
 from agents.defaults import COMMAND
 from agents.errors import ModelUnavailable
 from agents.extras import needs
@@ -171,7 +172,7 @@ def prefill(llm: Any, tokens: list[int], beat: TokenSink | None) -> None:
     the numbers, and a greedy reply, are the same as without the beats (smaller ones changed a greedy reply). Only
     for a sink that can stop the generation (TimeBudget.guard marks it): evaluating the batches one call at a time
     measured about 5 % slower on a 3,576-token prompt (docs/BENCHMARKS.md, machine T)."""
-    if not getattr(beat, "stops", False):  # no budget's guard to stop: llama-cpp-python evaluates it all at once
+    if beat is None or not can_stop(beat):  # no budget's guard to stop: llama-cpp-python evaluates it all at once
         return
     start = llm.longest_token_prefix(llm._input_ids.tolist(), tokens[:-1])
     llm.n_tokens = start
@@ -241,7 +242,7 @@ def chat_many(model: LoadedModel, messages: list[dict[str, Any]], samplings: lis
     together (agents/models/batched.py), each stopping on its own (end of turn, max_tokens, a loop, salvaged as in
     `chat`)."""
     out: list[tuple[str, Usage]] = []
-    quiet = None if on_token is None else (lambda _piece: on_token(""))  # the others only beat (a budget's guard)
+    quiet = beats_only(on_token)  # the others do not stream, yet a budget's guard stops them
     for i, s in enumerate(samplings):
         if (i == 0 and not s.get("temperature")) or len(samplings) - i == 1:
             text, usage = chat(model, messages, max_tokens=max_tokens, on_token=on_token if i == 0 else quiet, **s)

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.budget import beats_only, can_stop
 from agents.errors import CodeduetError, ModelUnavailable
 from agents.models.response import InProcessClientMixin, InProcessProviderMixin, StreamedReply, clean_messages
 from agents.paths import dotenv_files
@@ -127,7 +128,8 @@ def stream_chat(client: Any, model: str, messages: list[dict[str, Any]], *, usag
         return client.chat.completions.create(model=model, messages=clean_messages(messages), stream=True,
                                               **extra, **params)
 
-    stream = open_stream() if on_token is None else beating(open_stream, on_token)  # a failed request: raised here
+    # a failed request is raised here; a worker thread reads the stream only when a budget's guard may stop it
+    stream = beating(open_stream, on_token) if on_token is not None and can_stop(on_token) else open_stream()
     finish = server_usage = None
     try:
         for chunk in stream:
@@ -297,7 +299,7 @@ class OpenAIProvider(InProcessProviderMixin):
 
         first, rest = samplings[0], samplings[1:]
         sink = on_token if on_token is not None else self.on_token
-        quiet = None if sink is None else (lambda _piece: sink(""))  # the others only beat (a budget's guard)
+        quiet = beats_only(sink)  # the others do not stream, yet a budget's guard stops them
         with ThreadPoolExecutor(max_workers=max(1, len(samplings))) as pool:
             head = pool.submit(self.chat, messages, sink, **params(first))
             extra: list[tuple[str, Usage]] = []
