@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from autogen import AssistantAgent
 
@@ -44,6 +44,14 @@ class AttemptSetup:
     """The run's wall-clock budget (strategy.max_seconds), shared by its attempts."""
 
 
+def kernel_state(scenario: Scenario, executor: Any) -> Callable[[], list[str]] | None:
+    """What a candidate's kernel runs first (the attempt kernel's files), in a kernel session; else None."""
+    if scenario.sandbox.session != "kernel" or scenario.strategy.candidates_state == "scratch" \
+            or not hasattr(executor, "kernel_files"):
+        return None
+    return lambda: list(executor.kernel_files)
+
+
 def run_attempt(setup: AttemptSetup, attempt: int, message: str,
                 history: list[dict[str, Any]] | None = None) -> AttemptSummary:
     """Run one conversation to its end; return how it ended (status, reason, checks passed, workspace)."""
@@ -62,7 +70,7 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
                         replies=setup.limit,
                         reask_candidates=reask_candidate_count(scenario, setup.provider),
                         run_candidates=CandidateRunner(scenario, setup.run_dir, setup.run_id, attempt, workspace,
-                                                       setup.budget))
+                                                       setup.budget, kernel_files=kernel_state(scenario, executor)))
     try:
         executor.start()
         setup.recorder.event("sandbox", attempt=attempt, **executor.describe())
@@ -74,7 +82,8 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
         with quiet_ag2():
             assistant = AssistantAgent(scenario.assistant.name, llm_config=setup.provider.llm_config(),
                                        system_message=scenario.assistant.system_text
-                                       or system_message(files_task, scenario.sandbox.languages),
+                                       or system_message(files_task, scenario.sandbox.languages,
+                                                         scenario.sandbox.session == "kernel"),
                                        is_termination_msg=policy.assistant_ends,
                                        max_consecutive_auto_reply=setup.limit + ASSISTANT_LIMIT_HEADROOM,
                                        human_input_mode="NEVER")

@@ -139,6 +139,9 @@ class CandidateRunner:
     budget: TimeBudget = field(default_factory=lambda: TimeBudget(None))
     started: Callable[[str], None] | None = None
     """Told the name of each sandbox before it starts (tests and the display)."""
+    kernel_files: Callable[[], list[str]] | None = None
+    """In a kernel session: the files the attempt's kernel has run, which each candidate's fresh kernel runs first
+    (output dropped), so a candidate starts from the attempt's variables, as the reply it competes to be would."""
 
     def __call__(self, turn: int, candidates: list[Candidate], resample: int = 0) -> None:
         """Run every candidate not set aside, in order; fill in its outcome and workspace."""
@@ -153,6 +156,10 @@ class CandidateRunner:
                 self.started(name)
             try:
                 executor.start()
+                restore = getattr(executor, "restore_kernel", None)
+                if self.kernel_files is not None and restore is not None:
+                    with self.budget.capped(executor):
+                        restore(self.kernel_files())
                 c.outcome = run_reply(c.content, self.scenario, executor, budget=self.budget)
             finally:
                 executor.stop()

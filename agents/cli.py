@@ -22,6 +22,7 @@ from agents.cli_common import (
     language_list,
     print_ending,
     run_display,
+    session_name,
 )
 from agents.errors import EXIT_BAD_INPUT, BadInputError
 from agents.extras import needs
@@ -83,6 +84,8 @@ def run(scenarios: List[Path] = typer.Argument(..., metavar="SCENARIO", help="On
                                           "ray://host:port (needs `pip install 'codeduet\\[ray]'`)."),
         languages: Optional[str] = typer.Option(None, metavar="LANG,...", help="Add languages to the sandbox "
                                                 "(c, cpp, go, rust, javascript), as sandbox.languages does."),
+        session: Optional[str] = typer.Option(None, metavar="kernel|process", help="Override sandbox.session: "
+                                              "kernel runs the Python blocks in one live interpreter."),
         json_out: bool = typer.Option(False, "--json",
                                       help="Print a JSON summary instead of the conversation.")) -> None:
     """Run scenario(s); exit 0 success, 1 failed/max_replies/timeout, 2 bad input, 3 environment, 130 Ctrl-C."""
@@ -92,19 +95,23 @@ def run(scenarios: List[Path] = typer.Argument(..., metavar="SCENARIO", help="On
     install_signal_handlers()
     with cli_errors():
         mode = normalize_mode(human)
+        session = session_name(session)
         if ray is not None:
             raise typer.Exit(run_ray_batch(scenarios, ray, jobs, dict(model=model, max_auto_reply=max_auto_reply,
                                            human=mode, attempts=attempts, max_seconds=max_seconds,
-                                           languages=language_list(languages)), workspace, json_out))
+                                           languages=language_list(languages), session=session), workspace,
+                                           json_out))
         if len(scenarios) > 1:
             refuse_attended_batch(scenarios, mode)
             extra = [a for k, v in (("--model", model), ("--max-auto-reply", max_auto_reply), ("--human", mode),
                                     ("--attempts", attempts), ("--max-seconds", max_seconds),
-                                    ("--workspace", workspace), ("--languages", languages))
+                                    ("--workspace", workspace), ("--languages", languages),
+                                    ("--session", session))
                      if v is not None for a in (k, str(v))]
             raise typer.Exit(run_batch(scenarios, extra, jobs or 1, json_out))
         opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace,
-                          attempts=attempts, max_seconds=max_seconds, languages=language_list(languages))
+                          attempts=attempts, max_seconds=max_seconds, languages=language_list(languages),
+                          session=session)
         raise typer.Exit(run_one(scenarios[0], opts, json_out, human=human_input(console)))
 
 
@@ -113,12 +120,16 @@ def chat(model: Optional[str] = typer.Option(None, help="A name in the model tab
          human: str = typer.Option("always", help="always|terminate|never"),
          max_auto_reply: int = typer.Option(10, min=0), workspace: Optional[Path] = typer.Option(None),
          languages: Optional[str] = typer.Option(None, metavar="LANG,...", help="Toolchains for the tasks: c, cpp, "
-                                                 "go, rust, javascript (docs/LANGUAGES.md).")) -> None:
+                                                 "go, rust, javascript (docs/LANGUAGES.md)."),
+         session: str = typer.Option("kernel", metavar="kernel|process", help="kernel: the Python blocks of a task "
+                                     "share one live interpreter (variables persist); process: each block is a "
+                                     "fresh script.")) -> None:
     """Free-form session: type a task, then steer, approve or stop the loop."""
     install_signal_handlers()
     with cli_errors():
         raise typer.Exit(chat_command(console, model=model, human=human, max_auto_reply=max_auto_reply,
-                                      workspace=workspace, languages=language_list(languages)))
+                                      workspace=workspace, languages=language_list(languages),
+                                      session=session_name(session) or "kernel"))
 
 
 @app.command(context_settings={"ignore_unknown_options": True})  # `replay -1`: the newest run, not an option

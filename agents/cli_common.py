@@ -48,6 +48,13 @@ def install_signal_handlers() -> None:
     signal.signal(signal.SIGTERM, on_signal)
 
 
+def session_name(value: str | None) -> str | None:
+    """`--session`: kernel or process (None when not given); anything else is bad input."""
+    if value is None or value in ("kernel", "process"):
+        return value
+    raise BadInputError(f"--session is kernel or process, not {value!r}")
+
+
 def language_list(text: str | None) -> list[str] | None:
     """`--languages c,go` as names (aliases such as c++ or js accepted); BadInputError on an unknown one."""
     if text is None:

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agents.codeblocks import segments
+from agents.figures import describe
 from agents.run_folder import LIVE_FILE
 
 STYLE = {"task": "cyan", "assistant": "green", "execution": "yellow", "human": "magenta", "user_proxy": "blue"}
@@ -59,6 +60,11 @@ def outcome_text(outcome: dict[str, Any]) -> Text:
                  if e.get(f)]
         text.append(f"{'✔' if ok else '✘'} {run_label(e)} exit={e.get('exit_code')} "
                     f"{e.get('duration_s', 0):.2f}s {' '.join(flags)}\n", style="green" if ok else "red")
+        table = e.get("table") or {}
+        if table.get("shape"):
+            text.append(f"  ▦ {table.get('kind', 'table')} {table['shape'][0]} × {table['shape'][1]}\n", style="cyan")
+        for figure in e.get("figures") or []:
+            text.append(f"  🖼 figure {describe(figure)}\n", style="cyan")
     for c in outcome.get("checks", []):
         text.append(f"{'✔' if c['passed'] else '✘'} check {c['name']}\n", style="green" if c["passed"] else "red")
     for lang in outcome.get("not_run", []):

@@ -11,6 +11,7 @@ from agents.checks import CheckResult
 from agents.codeblocks import SHELLS, segments
 from agents.compiler_output import first_error_line, signal_name, summarize
 from agents.dropped_defs import Kept
+from agents.figures import describe
 from agents.languages import BY_TAG, LANGUAGES, language_of_path
 from agents.prompts import render, resend_files
 from agents.protocols import ExecResult
@@ -317,16 +318,16 @@ def not_run_text(not_run: list[str], languages: list[str] | tuple[str, ...] = ()
 
 
 def execution_feedback(outcome: Outcome, workspace: Path | None = None, files_task: bool = False,
-                       languages: list[str] | tuple[str, ...] = ()) -> str:
+                       languages: list[str] | tuple[str, ...] = (), kernel: bool = False) -> str:
     """The reply for an executed turn, after a line naming any block that did not run (agents/prompts/not_run.md).
     `files_task`: the task is about Python files (agents/briefing.py works_on_files), so failing checks judge them."""
-    report = _report(outcome, workspace, files_task)
+    report = _report(outcome, workspace, files_task, kernel)
     if workspace is not None:
         report = quote_frames(report, workspace)
     return f"{not_run_text(outcome.not_run, languages)}\n\n{report}" if outcome.not_run else report
 
 
-def _report(outcome: Outcome, workspace: Path | None = None, files_task: bool = False) -> str:
+def _report(outcome: Outcome, workspace: Path | None = None, files_task: bool = False, kernel: bool = False) -> str:
     """The report on what ran. With checks: their verdict first (they decide success), then what the model's own
     run did (information), the files it changed, and (when a check failed) the current text of the files the reply
     wrote, so the model sees whether its change landed. Without checks: what ran. What it asks for next is what the
@@ -334,12 +335,18 @@ def _report(outcome: Outcome, workspace: Path | None = None, files_task: bool = 
     only ran the tests or a command is not what the checks judge); else the script, or the shell commands."""
     last = outcome.results[-1]
     files = render("files_changed", files=files_changed_text(outcome.files)) + "\n\n" if outcome.files else ""
+    figures = [f for r in outcome.results for f in r.figures]
+    if figures:  # what was drawn, never the pixels
+        files += render("figures_made", figures="\n".join(f"- {describe(f)}" for f in figures)) + "\n\n"
     for path, names in outcome.redefined:  # the fix went into a throwaway script: say so, and how to save it
         files += render("unsaved_module", path=path, names=", ".join(f"{n}()" for n in names[:4])) + "\n\n"
     if outcome.kept:  # a whole-file block left out what the code still needs: it was kept
         files += "\n".join(k.text() for k in outcome.kept) + "\n\n"
     failed = [c for c in outcome.checks if not c.passed]
     subject, resend = ("script", "the complete corrected script in one ```python block")
+    if kernel:  # a live session: the blocks that worked need not run again
+        subject, resend = ("code", "the corrected code in one ```python block (what earlier blocks defined is still "
+                                   "there)")
     if outcome.written or (files_task and failed):
         subject, resend = ("file" if outcome.written else "code"), resend_file(outcome, workspace)
     elif last.language in SHELLS:  # a shell block failed: asked again as shell, not as Python

@@ -44,6 +44,12 @@ class ExecResult:
     what such a tool does, not a failure."""
     command: str | None = None
     """A shell block's first command, as its run is shown (`$ python hello.py …`); None for any other block."""
+    figures: list[dict[str, Any]] = field(default_factory=list)
+    """Images the block made in the workspace (a matplotlib figure shown or left open, or saved with savefig):
+    {path, size, width, height, title, axes} (agents/figures.py)."""
+    table: dict[str, Any] | None = None
+    """In a kernel session, the block's last expression when it is a DataFrame or a Series: {kind, shape, columns,
+    index, rows}, its first rows and columns as text (agents/sandbox/kernel.py)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form for transcripts."""

@@ -25,6 +25,8 @@ class RunOptions:
     """Override the scenario's strategy.max_seconds (the run's wall-clock budget)."""
     languages: list[str] | None = None
     """Languages added to the scenario's sandbox.languages (`--languages c,go`)."""
+    session: str | None = None
+    """Override the scenario's sandbox.session: process | kernel (`--session kernel`)."""
     history: list[dict[str, Any]] = field(default_factory=list)
     """Prior messages ({sender_role: assistant|user_proxy, content}) to seed, for resume."""
     parent: dict[str, Any] | None = None

@@ -14,6 +14,7 @@ from agents.checks import run_checks
 from agents.codeblocks import SHELLS, classify_reply, extract_code_blocks, first_command
 from agents.dropped_defs import with_needed
 from agents.feedback import Outcome, code_ask, execution_feedback, rewrite_in, runs_here
+from agents.figures import figures_of, table_of
 from agents.prompts import render
 from agents.protocols import Display, Executor
 from agents.scenario import Scenario
@@ -61,6 +62,7 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
             result.command = first_command(block.script)
         after = snapshot(workspace)
         result.files, before = changes(before, after), after
+        result.figures, result.table = figures_of(workspace, result.files), table_of(workspace, result.filename)
         if named and not result.refused and result.filename and not hidden(result.filename):
             outcome.written.append(result.filename)  # (a script named as a data file ran as blockNN.py)
             result.usage = is_usage_exit(result, block.code)  # a command-line tool run bare: not a crash
@@ -74,5 +76,6 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
     if scenario.checks and not all(r.refused for r in outcome.results):  # they judge, whatever the exit code
         with budget.capped(executor):
             outcome.checks = run_checks(scenario.checks, scenario.base_dir, executor, outcome.results[-1])
-    outcome.feedback = execution_feedback(outcome, workspace, scenario.about_files(), languages)
+    outcome.feedback = execution_feedback(outcome, workspace, scenario.about_files(), languages,
+                                          scenario.sandbox.session == "kernel")
     return outcome

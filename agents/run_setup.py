@@ -90,12 +90,16 @@ def resolve_model(scenario: Scenario, opts: RunOptions) -> ModelProvider:
 
 
 def overridden(scenario: Scenario, opts: RunOptions) -> Scenario:
-    """The scenario with the command line's --attempts, --max-seconds and --languages applied."""
+    """The scenario with the command line's --attempts, --max-seconds, --languages and --session applied."""
     overrides = {k: v for k, v in (("attempts", opts.attempts), ("max_seconds", opts.max_seconds)) if v is not None}
     if overrides:
         scenario = scenario.model_copy(update={"strategy": scenario.strategy.model_copy(update=overrides)})
     if opts.languages and not set(opts.languages) <= set(scenario.sandbox.languages):
         scenario = scenario.model_copy(update={"sandbox": with_languages(scenario.sandbox, opts.languages)})
+    if opts.session and opts.session != scenario.sandbox.session:
+        sandbox = SandboxConfig.model_validate({**scenario.sandbox.model_dump(exclude_unset=True),
+                                                "session": opts.session})
+        scenario = scenario.model_copy(update={"sandbox": sandbox})
     return scenario
 
 

@@ -72,6 +72,10 @@ class StrategyConfig(Strict):
     `auto`: the first turn's count (`candidates`). Default 1 (one re-ask at a time): measured with 4 under a 600 s
     budget (docs/BENCHMARKS.md), the embedded model repeated itself in most of them too, and the time they took
     cost fresh attempts."""
+    candidates_state: Literal["attempt", "scratch"] = "attempt"
+    """In a kernel session (sandbox.session kernel), what each candidate's own kernel holds before its reply runs:
+    attempt: the attempt's state, rebuilt by running the files the attempt's kernel ran (output dropped); scratch: a
+    fresh interpreter, as in process mode (docs/BENCHMARKS.md, "Kernel sessions", compares them)."""
     candidates_early_stop: bool = True
     """The turn's own reply (candidate 1) runs first; when it passes every check, the other candidates are not
     generated (a first-turn success costs what it cost without candidates). false: all N are always generated, so

@@ -15,8 +15,9 @@ from typing import Any, Iterator
 from agents.languages import BLOCKS_DIR, BY_SUFFIX
 from agents.sandbox.archive import human, regular_files
 from agents.sandbox.filenames import CHECKS_DIR
+from agents.sandbox.kernel import KERNEL_DIR
 
-HIDDEN_DIRS = {CHECKS_DIR, BLOCKS_DIR, "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
+HIDDEN_DIRS = {CHECKS_DIR, BLOCKS_DIR, KERNEL_DIR, "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 """Folders whose files the model is not told about (the checks, and caches the interpreter or pytest write)."""
 BLOCK_FILE = re.compile(r"block\d+\.(py|sh|c|cpp|rs|js)")
 """The throwaway scripts a block without `# filename:` runs as (at the workspace root)."""

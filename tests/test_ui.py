@@ -362,3 +362,26 @@ def test_a_runs_candidates_are_listed_collapsed_on_its_page_and_open_on_a_click(
     texts = until(browser, opened)
     assert "(chosen)" in texts[1] and "(chosen)" not in texts[0]
     shot(browser, tmp_path, "ui-candidates")
+
+
+def test_a_chart_a_run_drew_shows_on_its_page_with_the_table_of_its_dataframe(site, browser, tmp_path):
+    server, root, scenarios = site
+    steps = [py("import pandas as pd\nsales = pd.DataFrame({'region': ['North', 'South'], 'revenue': [12.5, 7.0]})\n"
+                "sales"),
+             py("import matplotlib.pyplot as plt\nsales.plot.bar(x='region', y='revenue', title='Revenue by region')\n"
+                "plt.show()\nprint('drawn')")]
+    path = write(scenarios, "chart", steps, checks=[{"stdout_contains": "drawn"}],
+                 sandbox={"image": IMAGE, "timeout": 20, "session": "kernel"})
+    run = Path(json.loads(run_cli("run", str(path), "--workspace", str(root), "--json").stdout)["run_dir"])
+    browser.get(f"{server.url}/run/chart/{run.name}")
+    seen = until(browser, lambda d: d.execute_script(  # read at once: the page refreshes its timeline
+        "const i = document.querySelector('#timeline figure.figure img');"
+        "if (!i || !i.complete || !i.naturalWidth) return null;"
+        "return {size: [i.naturalWidth, i.naturalHeight],"
+        "        caption: document.querySelector('#timeline figure.figure figcaption').textContent,"
+        "        cells: [...document.querySelectorAll('#timeline .value-table td')].map(c => c.textContent)};"))
+    assert seen["size"] == [640, 480]
+    assert seen["caption"].startswith("figures/block02-1.png (640x480 px") and "Revenue by region" in seen["caption"]
+    assert seen["cells"] == ["North", "12.5", "South", "7.0"]
+    browser.execute_script("document.querySelector('#timeline figure.figure').scrollIntoView()")
+    shot(browser, tmp_path, "ui-chart")

@@ -50,11 +50,14 @@ def render_from(folder: Path, name: str, **values: object) -> str:
     return template(name, folder).safe_substitute({k: str(v) for k, v in values.items()}).strip()
 
 
-def system_message(files: bool = False, languages: list[str] | tuple[str, ...] = ()) -> str:
+def system_message(files: bool = False, languages: list[str] | tuple[str, ...] = (), kernel: bool = False) -> str:
     """The default self-debug system message for small local models: for a task about Python files (`files`), the
     one that also teaches `# filename:` (system_files.md); otherwise the script prompt, unchanged since v4, since
     the file rules changed the 1.5B model's greedy script for clean_emails from right to wrong. A sandbox with
-    other languages gets the prompt that names their toolchains and how a file is named and built."""
+    other languages gets the prompt that names their toolchains and how a file is named and built. A kernel session
+    (`kernel`: sandbox.session kernel) without either gets the notebook prompt: state persists, one step a block."""
+    if kernel and not files and not languages:
+        return render("system_kernel")
     if languages:
         from agents.languages import LANGUAGES
 

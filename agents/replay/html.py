@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 from pathlib import Path
@@ -15,9 +16,10 @@ from pygments.util import ClassNotFound
 from agents.changes import changes_title, line_kinds, shown_diff
 from agents.codeblocks import segments
 from agents.display import run_label
+from agents.figures import describe
 from agents.replay.show import message_time, model_label, parse_time, sandbox_label, totals_label
 from agents.replay.timeline import attempt_label, candidate_label, candidates_label, rejected_label, timeline
-from agents.run_folder import DIFF_FILE
+from agents.run_folder import DIFF_FILE, workspace_name
 
 CSS_FILE = Path(__file__).with_name("page.css")
 SIDE = {"assistant": "left", "task": "right", "human": "right", "execution": "right", "user_proxy": "right"}
@@ -52,8 +54,53 @@ def content_html(content: str | None) -> str:
     return "".join(code_html(s.text, s.language) if s.fence else text_html(s.text) for s in segments(content))
 
 
-def execution_html(e: dict[str, Any]) -> str:
-    """One execution: a status line, then its output in a <details> (open when it failed)."""
+IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+               ".svg": "image/svg+xml"}
+IMAGE_MAX = 8 << 20
+"""The largest image put into a page (as a data: URI, so the page stays one self-contained file)."""
+
+
+def data_uri(workspace: Path, rel: str) -> str | None:
+    """An image of the workspace as a data: URI; None when it is not there, not an image, too big, or outside."""
+    base = workspace.resolve()
+    path = (workspace / rel).resolve()
+    kind = IMAGE_TYPES.get(path.suffix.lower())
+    if kind is None or not path.is_relative_to(base) or not path.is_file() or path.stat().st_size > IMAGE_MAX:
+        return None
+    return f"data:{kind};base64,{base64.b64encode(path.read_bytes()).decode()}"
+
+
+def figures_html(e: dict[str, Any], workspace: Path | None) -> str:
+    """The images an execution made, each with a caption (file, size, titles)."""
+    items = []
+    for figure in e.get("figures") or []:
+        src = data_uri(workspace, str(figure.get("path", ""))) if workspace is not None else None
+        image = (f'<img src="{esc(src)}" alt="{esc(figure.get("title") or figure.get("path"))}">' if src else
+                 '<p class="missing">(the image is no longer in the run folder)</p>')
+        items.append(f'<figure class="figure" data-path="{esc(figure.get("path"))}">{image}'
+                     f'<figcaption>{esc(describe(figure))}</figcaption></figure>')
+    return "".join(items)
+
+
+def table_html(table: dict[str, Any] | None) -> str:
+    """A DataFrame or Series value as a table (its first rows and columns), every cell escaped."""
+    if not table:
+        return ""
+    shape = table.get("shape") or [len(table.get("rows") or []), len(table.get("columns") or [])]
+    rows, columns = table.get("rows") or [], table.get("columns") or []
+    shown = "" if len(rows) >= shape[0] and len(columns) >= shape[1] else \
+        f" (the first {len(rows)} rows and {len(columns)} columns)"
+    head = "<tr><th></th>" + "".join(f"<th>{esc(c)}</th>" for c in columns) + "</tr>"
+    body = "".join(f"<tr><th>{esc(i)}</th>" + "".join(f"<td>{esc(v)}</td>" for v in row) + "</tr>"
+                   for i, row in zip(table.get("index") or [], rows))
+    return (f'<div class="value-table" data-kind="{esc(table.get("kind"))}"><table><caption>{esc(table.get("kind"))} '
+            f'· {esc(shape[0])} × {esc(shape[1])}{esc(shown)}</caption><thead>{head}</thead><tbody>{body}</tbody>'
+            f'</table></div>')
+
+
+def execution_html(e: dict[str, Any], workspace: Path | None = None) -> str:
+    """One execution: a status line, then its output in a <details> (open when it failed), then the table its last
+    expression gave and the figures it made (read from `workspace`, the attempt's folder in the run)."""
     ok = e.get("exit_code") == 0 or bool(e.get("usage"))  # a command-line tool run bare printed its usage
     flags = [f.replace("_", " ") for f in ("timed_out", "truncated", "oom_killed", "disk_full", "sandbox_lost", "usage")
              if e.get(f)]
@@ -65,7 +112,8 @@ def execution_html(e: dict[str, Any]) -> str:
     return (f'<div class="exec {"ok" if ok else "failed"}" data-exit="{esc(e.get("exit_code"))}">'
             f'<div class="exec-head" data-language="{esc(e.get("language") or "python")}">{head}</div>'
             f'<details class="output"{"" if ok else " open"}><summary>output ({lines} line'
-            f'{"" if lines == 1 else "s"})</summary><pre>{esc(output) or "(no output)"}</pre></details></div>')
+            f'{"" if lines == 1 else "s"})</summary><pre>{esc(output) or "(no output)"}</pre></details>'
+            f'{table_html(e.get("table"))}{figures_html(e, workspace)}</div>')
 
 
 def not_run_html(languages: list[str]) -> str:
@@ -86,8 +134,8 @@ def checks_html(checks: list[dict[str, Any]]) -> str:
     return f'<ul class="checks">{"".join(items)}</ul>'
 
 
-def message_html(m: dict[str, Any], started: Any) -> str:
-    """One chat bubble."""
+def message_html(m: dict[str, Any], started: Any, run: Path | None = None) -> str:
+    """One chat bubble (`run`: the run folder, where the figures of its executions are)."""
     role = m.get("role", "user_proxy")
     meta = [esc(m.get("sender", "?")), esc(role)]
     when = message_time(m, started)
@@ -103,7 +151,8 @@ def message_html(m: dict[str, Any], started: Any) -> str:
     outcome = m.get("outcome") or {}
     failed = any(e.get("exit_code") != 0 for e in outcome.get("executions", []))
     if outcome.get("executions") or outcome.get("checks"):
-        body = ("".join(execution_html(e) for e in outcome.get("executions", []))
+        workspace = run / workspace_name(int(m.get("attempt") or 1)) if run is not None else None
+        body = ("".join(execution_html(e, workspace) for e in outcome.get("executions", []))
                 + checks_html(outcome.get("checks", [])) + not_run_html(outcome.get("not_run", []))
                 + f'<details class="feedback"><summary>reply sent to the assistant</summary>'
                   f'{content_html(m.get("content"))}</details>')
@@ -160,6 +209,7 @@ def page_css() -> str:
 def timeline_html(t: dict[str, Any]) -> str:
     """The conversation: attempts, messages (code, executions, checks) and rejected replies, every value escaped."""
     started = parse_time(t.get("started_at"))
+    run = Path(t["run_dir"]) if t.get("run_dir") else None
     parts = []
     for kind, item in timeline(t):
         if kind == "attempt":
@@ -178,7 +228,7 @@ def timeline_html(t: dict[str, Any]) -> str:
             parts.append(f'<details class="candidates" data-role="candidates"><summary>{esc(candidates_label(item))}'
                          f'</summary>{inner}</details>')
         else:
-            parts.append(message_html(item, started))
+            parts.append(message_html(item, started, run))
     return "".join(parts)
 
 
@@ -191,7 +241,7 @@ def _candidate_output(event: dict[str, Any]) -> str:
 
 
 def render_html(t: dict[str, Any]) -> str:
-    """The whole page as a string (no external assets: CSS inline, no scripts, no fonts, no images)."""
+    """The whole page as a string (no external assets: CSS inline, images as data: URIs, no scripts, no fonts)."""
     css = page_css()
     scenario = (t.get("scenario") or {}).get("name", "run")
     messages = timeline_html(t)

@@ -27,6 +27,11 @@ class SandboxConfig(Strict):
     languages: list[str] = Field(default_factory=list)
     """Languages besides Python the code may use: c, cpp, go, rust, javascript (agents/languages.py). Their blocks
     are built and run, and the image has their toolchains; Python is always there."""
+    session: Literal["process", "kernel"] = "process"
+    """process: every block runs in a fresh interpreter (a script, as `python3 file.py`). kernel: the Python blocks of
+    an attempt run in one long-lived interpreter in the same hardened container, so variables, imports and loaded
+    data persist between blocks and turns, and a block's last expression shows its value, as in a notebook
+    (agents/sandbox/kernel.py); a shell block still runs in its own process. Docker sandboxes only."""
     sanitize: bool = True
     """C and C++ blocks are built with AddressSanitizer and UndefinedBehaviorSanitizer (a bad access stops the
     program and names its line); false builds them plain (faster, and what a memory bug does unchecked)."""
@@ -63,6 +68,13 @@ class SandboxConfig(Strict):
         if not isinstance(v, (list, tuple)):
             raise ValueError("languages is a list such as [c, go]")
         return list(normalize(v))
+
+    @model_validator(mode="after")
+    def _kernel_in_docker(self) -> "SandboxConfig":
+        if self.session == "kernel" and self.kind == "local":
+            raise ValueError("session: kernel needs the docker sandbox (kind: docker); the local executor runs "
+                             "each block as a process")
+        return self
 
     @model_validator(mode="after")
     def _language_defaults(self) -> "SandboxConfig":

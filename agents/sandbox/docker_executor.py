@@ -23,6 +23,7 @@ from agents.sandbox.archive import CopyReport, WorkspaceSync
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.filenames import command_for, not_in_sandbox, place_block, ran_as
 from agents.sandbox.image import docker_client, ensure_image, resolve_image
+from agents.sandbox.kernel import KERNEL_PIDS, KILL_BUT_KERNEL, in_kernel, kernel_argv, kernel_history
 from agents.sandbox.lost import between_blocks, check_count, lost_state, remove_lost, under_block
 from agents.sandbox.offline import pip_note
 from agents.sandbox.output import BoundedOutput
@@ -63,7 +64,7 @@ def workspace_mount(cfg: SandboxConfig) -> Any:
 
 
 ENVIRONMENT = {
-    "HOME": "/tmp", "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg",
+    "HOME": "/tmp", "PYTHONUNBUFFERED": "1",
     # no .pyc: a module saved twice within a second at the same size would run stale
     "PYTHONDONTWRITEBYTECODE": "1",
     # the project's root is importable from any file (tests/test_x.py imports pkg), as under pytest; a file's own
@@ -142,6 +143,11 @@ class DockerExecutor:
         """Why the warm runner broke during the last block (None: it did not)."""
         self.lost = 0
         """Containers lost so far; each was replaced by a fresh one."""
+        self._in_kernel = False
+        """The command running is a block in the Python kernel (sandbox.session kernel, agents/sandbox/kernel.py)."""
+        self.kernel_files: list[str] = []
+        """The files run in the Python kernel since it last started, in order (a candidate's kernel starts from the
+        attempt's state by running them again: agents/candidates.py)."""
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -270,12 +276,16 @@ class DockerExecutor:
         filename, language, note = placed
         # if the code filled the workspace: the run goes on from the block's text (a compiled block cannot)
         self._fallback = [*RUNNERS[language], "-c", code] if language in RUNNERS else None
+        kernel = self.cfg.session == "kernel" and language == "python"
         try:
             argv, how = command_for("python3", language, self.workspace, filename, self.cfg.error_locals,
-                                    self.cfg.sanitize)
+                                    self.cfg.sanitize, kernel)
+            self._in_kernel = in_kernel(argv)
             result = self.run_command(argv)
+            if self._in_kernel:
+                self.kernel_files = kernel_history(self.kernel_files, filename, result)
         finally:
-            self._fallback = None
+            self._fallback, self._in_kernel = None, False
         if not self._placed:
             result.output += (f"\n[codeduet: the sandbox's workspace is full (disk limit {self.cfg.disk}), so "
                               f"{filename} (saved in the run folder) could not be put in it; the block ran as "
@@ -283,6 +293,17 @@ class DockerExecutor:
         offline = pip_note(code, self.cfg.image) if language != "python" and self.cfg.network == "none" else ""
         result.output += f"\n{offline}" if offline else ""
         return ran_as(result, filename, language, note, how)
+
+    def restore_kernel(self, files: list[str]) -> None:
+        """Run `files` (already in the workspace) in this sandbox's fresh kernel, their output dropped: the state
+        of another sandbox's kernel, rebuilt by running what it ran (a candidate of a kernel session)."""
+        for filename in files:
+            self._in_kernel = True
+            try:
+                result = self.run_command(kernel_argv("python3", filename, self.cfg.error_locals))
+            finally:
+                self._in_kernel = False
+            self.kernel_files = kernel_history(self.kernel_files, filename, result)
 
     def _next_name(self, language: str) -> str:
         """The next throwaway file name: block01.py, block02.sh, block03.c, ..."""
@@ -332,14 +353,19 @@ class DockerExecutor:
             out.write(BROKEN if isinstance(self._broken, RunnerBroken) else f"\n[codeduet: {self._broken}]")
         duration = time.perf_counter() - started
         timed_out = exit_code == 124 or (exit_code in (137, None) and duration >= limit)
+        # a kernel block the kernel's client stopped at the limit says so itself; what it started in the
+        # background goes, the kernel stays (when it did not stop, the client killed it)
+        kernel_stopped = self._in_kernel and exit_code == 124
         if timed_out or exit_code is None:
-            self._kill_all()
+            self._kill_all(spare_kernel=kernel_stopped)
             exit_code = 124 if exit_code is None else exit_code
         oom = exit_code != 0 and not timed_out and (
             (exit_code == 137 and self._new_oom_kill()) or "MemoryError" in out.text()[-2000:])
         text = out.text()
-        if timed_out:
+        if timed_out and not kernel_stopped:
             text += f"\n[codeduet: timed out after {limit:g} s; every process of the block was killed]"
+        elif timed_out:
+            text += f"\n[codeduet: timed out after {limit:g} s]"
         elif oom:
             text += f"\n[codeduet: killed: the memory limit ({self.cfg.memory}) was hit]"
         report = self.copy_back()
@@ -387,7 +413,7 @@ class DockerExecutor:
         container = self._release()
         if container is not None:
             remove_lost(container)
-        self.warm, self._put, self._files, self._changes = True, [], {}, None
+        self.warm, self._put, self._files, self._changes, self.kernel_files = True, [], {}, None, []
         self._full_before, self._oom_kills = False, 0
         self.sync.synced.clear()  # the fresh container gets every file of the host folder
         self.lost += 1
@@ -442,7 +468,9 @@ class DockerExecutor:
             if self.runner is None:
                 self.runner = RunnerClient(self.client.api, self.container.id)
             put, self._put, files, self._files = self._put, [], self._files, {}
-            code, answer = self.runner.run(cmd, limit + 3, write, {"put": put, "files": files, "fallback": fallback})
+            spare = {"spare": KERNEL_PIDS} if self._in_kernel else {}
+            code, answer = self.runner.run(cmd, limit + 3, write,
+                                           {"put": put, "files": files, "fallback": fallback, **spare})
             changes = answer.get("changes")
             self._changes = changes if isinstance(changes, dict) else None
             self._placed = self._placed and answer.get("placed") is not False
@@ -510,12 +538,14 @@ class DockerExecutor:
         new, self._oom_kills = count > self._oom_kills, count
         return new
 
-    def _kill_all(self) -> None:
-        """SIGKILL every process of the sandbox user except PID 1 (the runner)."""
+    def _kill_all(self, spare_kernel: bool = False) -> None:
+        """SIGKILL every process of the sandbox user except PID 1 (the runner), and the Python kernel's when
+        `spare_kernel`."""
         container = self.container
         if container is None:
             return
         try:
-            container.exec_run(["sh", "-c", "kill -9 -1"], user=hardening(self.cfg)["user"])
+            script = KILL_BUT_KERNEL if spare_kernel else "kill -9 -1"
+            container.exec_run(["sh", "-c", script], user=hardening(self.cfg)["user"])
         except Exception:
             pass

@@ -12,8 +12,7 @@ from __future__ import annotations
 LOCALS_HEADER = "Variables where the error happened"
 """First line of the block the bootstrap prints under the traceback (feedback.error_line stops before it)."""
 
-BOOTSTRAP = r'''
-_codeduet_package = __import__("sys").argv.pop(1)[10:] if __import__("sys").argv[1].startswith("--package=") else ""
+HOOK = r'''
 def _codeduet_hook(etype, value, tb, _path=__import__("os").path.abspath(__import__("sys").argv[1])):
     import os, re, reprlib, sys, types
     own = tb
@@ -50,6 +49,13 @@ def _codeduet_hook(etype, value, tb, _path=__import__("os").path.abspath(__impor
             text = "<repr failed: %s>" % type(exc).__name__
         lines.append("  %s = %s" % (n, text if len(text) <= 240 else text[:240] + "..."))
     print("\n".join(lines), file=sys.stderr)
+'''.replace("HEADER", repr(LOCALS_HEADER))
+"""The excepthook that prints, under the traceback, the values of the variables of the failing line of the file
+`_path` (the kernel calls it with its block's file, agents/sandbox/kernel.py)."""
+
+BOOTSTRAP = r'''
+_codeduet_package = __import__("sys").argv.pop(1)[10:] if __import__("sys").argv[1].startswith("--package=") else ""
+''' + HOOK + r'''
 __import__("sys").excepthook = _codeduet_hook
 del _codeduet_hook
 __import__("sys").argv = __import__("sys").argv[1:]
@@ -58,7 +64,7 @@ __import__("sys").path[0] = __import__("os").getcwd() if _codeduet_package else 
 __package__ = _codeduet_package or None  # a package's module runs as `python3 -m pkg.mod` would: relative imports work
 del _codeduet_package
 exec(compile(open(__file__, "rb").read(), __file__, "exec"))
-'''.replace("HEADER", repr(LOCALS_HEADER))
+'''
 
 
 def python_argv(python: str, filename: str, error_locals: bool, package: str | None = None) -> list[str]:

@@ -21,6 +21,7 @@ from agents.languages import LANGUAGES, in_cargo_project, language_of_path, not_
 from agents.languages import run_argv as language_argv
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import python_argv
+from agents.sandbox.kernel import kernel_argv
 from agents.sandbox.safe_write import write_new_file
 
 PATTERNS = [
@@ -269,21 +270,27 @@ def holds_tests(workspace: Path, path: str) -> bool:
     return tests and not runs_itself
 
 
-def run_argv(python: str, workspace: Path, filename: str, error_locals: bool) -> tuple[list[str], str]:
+def run_argv(python: str, workspace: Path, filename: str, error_locals: bool,
+             kernel: bool = False) -> tuple[list[str], str]:
     """How a Python file in the workspace is run, and a note for its output: a test file by pytest, a package
-    module as `python -m` would, anything else as the file (through the error_locals bootstrap when it is on)."""
+    module as `python -m` would, anything else as the file (through the error_locals bootstrap when it is on), or
+    in the sandbox's Python kernel (`kernel`: sandbox.session kernel, agents/sandbox/kernel.py)."""
     if holds_tests(workspace, filename):
         return [python, "-u", *PYTEST, filename], \
             f"[codeduet: {filename} holds pytest tests, so it ran as `python3 -m pytest -q {filename}`]"
-    return python_argv(python, filename, error_locals, package_of(workspace, filename)), ""
+    package = package_of(workspace, filename)
+    if kernel and not package:
+        return kernel_argv(python, filename, error_locals), ""
+    return python_argv(python, filename, error_locals, package), ""
 
 
 def command_for(python: str, language: str, workspace: Path, filename: str,
-                error_locals: bool, sanitize: bool = True) -> tuple[list[str], str]:
-    """The argv that runs a placed file (and a note for its output): Python by `run_argv`'s rules, a shell script
-    with its shell, a source file of a language built and run by its script (agents/languages.py)."""
+                error_locals: bool, sanitize: bool = True, kernel: bool = False) -> tuple[list[str], str]:
+    """The argv that runs a placed file (and a note for its output): Python by `run_argv`'s rules (in the kernel
+    when `kernel`), a shell script with its shell, a source file of a language built and run by its script
+    (agents/languages.py)."""
     if language == "python":
-        return run_argv(python, workspace, filename, error_locals)
+        return run_argv(python, workspace, filename, error_locals, kernel)
     if language in LANGUAGES:
         return language_argv(LANGUAGES[language], workspace, filename, sanitize), ""
     return [language, filename], ""

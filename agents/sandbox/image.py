@@ -29,7 +29,7 @@ LANGUAGE_SUITE = "trixie"
 """Images with toolchains are built from Debian 13: rustc 1.85 (edition 2024), Go 1.24, gcc 14, Node 20; bookworm's
 rustc 1.63 and Go 1.19 refuse much of what models write today (let-else, `min`/`slices`). The Python-only image stays
 on bookworm (its Python 3.11, the one every benchmark so far ran on)."""
-PACKAGES = ("python3", "python3-numpy", "python3-pandas", "python3-pytest", "procps")
+PACKAGES = ("python3", "python3-numpy", "python3-pandas", "python3-matplotlib", "python3-pytest", "procps")
 """Debian packages in the rootfs (minbase already brings coreutils, with `timeout`)."""
 PYTHON_PACKAGES = tuple(p.removeprefix("python3-") for p in PACKAGES if p.startswith("python3-"))
 """The Python packages the image has besides the standard library (docker/Dockerfile installs the same ones); the
@@ -52,12 +52,16 @@ RUN groupadd --gid {uid} sandbox \\
  && useradd --uid {uid} --gid {uid} --home-dir /home/sandbox --create-home --shell /bin/sh sandbox \\
  && mkdir -p /workspace && chown sandbox:sandbox /workspace \\
  && ln -sf /usr/bin/python3 /usr/local/bin/python
-ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 HOME=/tmp LANG=C.UTF-8
+COPY codeduet_figures.py /usr/lib/python3/dist-packages/codeduet_figures.py
+ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 HOME=/tmp LANG=C.UTF-8 MPLBACKEND=module://codeduet_figures \
+    MPLCONFIGDIR=/tmp/matplotlib
 {languages}WORKDIR /workspace
 USER sandbox
 CMD ["python3"]
 """
 GO_WRAPPER = DOCKER_DIR / "go-wrapper.sh"
+FIGURES_BACKEND = DOCKER_DIR / "codeduet_figures.py"
+"""matplotlib's backend in the image: every figure shown or left open is saved as a PNG (figures/)."""
 LANGUAGE_STEPS = {
     "go": "COPY go-wrapper.sh /usr/local/bin/go\n"
           "RUN GOCACHE=/opt/codeduet/go-cache HOME=/tmp GOTOOLCHAIN=local /usr/bin/go build std \\\n"
@@ -273,7 +277,7 @@ def _build_mmdebstrap(client: docker.DockerClient, tag: str, step: StepFn, langu
             if "errorDetail" in str(out) or not image_status(base, client)["exists"]:
                 raise EnvironmentProblem(f"docker import of {tarball} failed: {str(out).strip()[-200:]}")
     dockerfile = LAYER_DOCKERFILE.format(base=base, uid=SANDBOX_UID, languages=language_layer(languages))
-    labels = _labels(python, "mmdebstrap", key + dockerfile, languages)
+    labels = _labels(python, "mmdebstrap", layer_recipe(languages), languages)
     with step("layer" + (" (Go's standard library is compiled once: about 2 min)" if "go" in languages else "")) \
             as detail:
         return _docker_build(client, tag, dockerfile, labels, {}, detail)
@@ -303,9 +307,33 @@ def _build_dockerfile(client: docker.DockerClient, tag: str, step: StepFn, langu
         return _docker_build(client, tag, dockerfile, labels, args, detail, hint)
 
 
+def layer_recipe(languages: tuple[str, ...] = ()) -> str:
+    """What an mmdebstrap-built image is made of (the rootfs key, the layer's Dockerfile, the files it copies):
+    its version label is a digest of this, so an image built from an older recipe is known as such."""
+    suite, packages = recipe(languages)
+    base = base_tag(language_image(languages))
+    dockerfile = LAYER_DOCKERFILE.format(base=base, uid=SANDBOX_UID, languages=language_layer(languages))
+    return rootfs_key(packages, suite) + dockerfile + FIGURES_BACKEND.read_text(encoding="utf-8")
+
+
+def recipe_version(recipe_text: str) -> str:
+    """The version label of an image built from `recipe_text`."""
+    return f"{VERSION}-{hashlib.sha256(recipe_text.encode()).hexdigest()[:8]}"
+
+
+def stale(status: dict[str, Any], languages: tuple[str, ...] = ()) -> bool:
+    """Whether an image codeduet built with mmdebstrap comes from an older recipe than this version's (another
+    package list, layer or figures backend): `sandbox build` makes it again."""
+    labels = status.get("labels") or {}
+    if not status.get("exists") or labels.get(f"{LABEL}.method") != "mmdebstrap":
+        return False
+    built = tuple(sorted(n for n in labels.get(LANGUAGES_LABEL, "").split(",") if n))
+    return built == tuple(sorted(languages)) and labels.get(VERSION_LABEL) != recipe_version(layer_recipe(built))
+
+
 def _labels(python: str | None, method: str, recipe: str, languages: tuple[str, ...] = ()) -> dict[str, str]:
     """The labels every sandbox image carries (python is filled by the Dockerfile when None)."""
-    version = f"{VERSION}-{hashlib.sha256(recipe.encode()).hexdigest()[:8]}"
+    version = recipe_version(recipe)
     labels = {LABEL: "1", VERSION_LABEL: version, f"{LABEL}.method": method, LANGUAGES_LABEL: ",".join(languages),
               f"{LABEL}.built": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     if python:
@@ -320,6 +348,7 @@ def _docker_build(client: docker.DockerClient, tag: str, dockerfile: str, labels
     with tempfile.TemporaryDirectory(prefix="codeduet-layer-") as ctx:
         Path(ctx, "Dockerfile").write_text(dockerfile)
         shutil.copy(GO_WRAPPER, Path(ctx, "go-wrapper.sh"))
+        shutil.copy(FIGURES_BACKEND, Path(ctx, FIGURES_BACKEND.name))
         log: list[str] = []
         stream = client.api.build(path=ctx, tag=tag, labels=labels, buildargs=buildargs, rm=True,
                                   forcerm=True, decode=True)

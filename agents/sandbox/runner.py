@@ -3,8 +3,9 @@ stdin, so a block costs one fork+exec inside the container instead of a `docker 
 
 Wire format, over the attach stream (the bytes docker carries for the container's stdin and stdout):
 - host -> runner: one JSON line per block, {"argv": [...], "deadline": seconds, "put": [paths], "files": {path:
-  base64}} (`files`: small host files, such as the block itself, that the runner writes into /workspace before
-  running argv, which saves a put_archive round trip; `put`: files the host has just sent with put_archive; neither
+  base64}, "spare": path} (`spare`: a file of pids that killing a block's stragglers leaves alive, the Python
+  kernel's in a kernel session; `files`: small host files, such as the block itself, that the runner writes into
+  /workspace before running argv, which saves a put_archive round trip; `put`: files the host has just sent with put_archive; neither
   counts as written by the code);
 - runner -> host: frames `tag (1 byte) + length (4 bytes, big endian) + payload`; tag O is output,
   tag X ends the block with a JSON payload {"exit_code": N, "changes": {...}}: what changed in /workspace since
@@ -44,7 +45,26 @@ def reap():
         if pid == 0:
             return done
         done[pid] = os.waitstatus_to_exitcode(status)
-def run(argv, deadline):
+def kill_all(spare_file=None):
+    """SIGKILL every process but PID 1; and, when spare_file names them (a kernel session), but those."""
+    spare = set()
+    if spare_file:
+        try:
+            spare = {int(p) for p in open(spare_file).read().split()}
+        except (OSError, ValueError):
+            pass
+    if not spare:
+        os.kill(-1, signal.SIGKILL)
+        return
+    spare.add(1)
+    for _ in range(3):
+        for p in os.listdir("/proc"):
+            if p.isdigit() and int(p) not in spare:
+                try:
+                    os.kill(int(p), signal.SIGKILL)
+                except OSError:
+                    pass
+def run(argv, deadline, spare=None):
     r, w = os.pipe()
     try:
         child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=w, stderr=w, start_new_session=True,
@@ -73,7 +93,7 @@ def run(argv, deadline):
         late = now - started > deadline
         stragglers = code is not None and not eof and now - exited_at > 0.5
         if late or stragglers:  # background children hold the output pipe, or the time limit failed
-            os.kill(-1, signal.SIGKILL)  # every process but PID 1
+            kill_all(None if late else spare)  # every process but PID 1 (and a kernel, for stragglers)
             if late and code is None:
                 code = -9
             if not eof:
@@ -164,7 +184,7 @@ for line in sys.stdin.buffer:
             placed = False
             argv = req.get("fallback") or argv
         refresh(listing, [*(req.get("put") or []), *files])
-        code = run(argv, float(req["deadline"]))
+        code = run(argv, float(req["deadline"]), req.get("spare"))
     except Exception as exc:
         frame(b"O", f"codeduet runner: {exc!r}\n".encode())
         code = 127

@@ -14,6 +14,7 @@ from agents.sandbox.image import (
     docker_client,
     image_status,
     resolve_image,
+    stale,
 )
 from agents.sandbox.image import remove_image as rmi
 
@@ -29,9 +30,11 @@ def print_status(image: str | None, console: Console, languages: tuple[str, ...]
     image = image or resolve_image(language_image(languages), languages, client)
     info = image_status(image)
     console.print(f"docker: reachable (server {client.version().get('Version', '?')})")
+    old = stale(info, languages)
     if info.get("exists"):
         console.print(f"image: {image} present, id {str(info.get('id'))[:19]}, "
-                      f"size {int(info.get('size') or 0) / 1e6:.0f} MB")
+                      f"size {int(info.get('size') or 0) / 1e6:.0f} MB"
+                      + (f" [yellow]built from an older recipe[/]: {BUILD_HINT} to make it again" if old else ""))
     else:
         hint = BUILD_HINT.replace("build`", f"build --languages {','.join(languages)}`") if languages else BUILD_HINT
         console.print(f"image: {image} [red]missing[/]: {hint}")
@@ -51,7 +54,7 @@ def print_status(image: str | None, console: Console, languages: tuple[str, ...]
         owner = f"pid {labels.get(LABEL_PID, '?')}"
         state = f"orphan: its process ({owner}) is gone" if c in orphans else f"in use by {owner}"
         console.print(f"  {c.name}  run {labels.get(RUN_LABEL, '?')}  {state}", soft_wrap=True, highlight=False)
-    return EXIT_OK if info.get("exists") else EXIT_ENVIRONMENT
+    return EXIT_OK if info.get("exists") and not old else EXIT_ENVIRONMENT
 
 
 def built_images(client: object) -> list[str]:
