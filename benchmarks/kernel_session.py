@@ -4,7 +4,8 @@
 
 1. The scripted five-step analysis (scenarios/data_steps_scripted.yaml) in a kernel session, and the same five steps
    in a process session, where each reply must be the whole script so far (the model cannot lean on earlier state):
-   per step, the block's time in the sandbox and the reply's tokens (the scripted model's estimate).
+   per step, the block's time in the sandbox and the reply's length in characters (the scripted model counts no
+   tokens; a model's tokens follow the length).
 2. Kernel start and memory: the first block of a fresh sandbox (`print(1)`) in each session, a second one, and
    after `import pandas` the kernel interpreter's resident memory and the container's memory use.
 """
@@ -51,7 +52,7 @@ def process_variant(scenario: Any) -> Any:
 
 
 def steps(run_dir: Path) -> list[dict[str, Any]]:
-    """Per step: the block's seconds in the sandbox and the reply's completion tokens."""
+    """Per step: the block's seconds in the sandbox and the reply's length in characters."""
     from agents.transcript import load_transcript
 
     messages = load_transcript(run_dir)["messages"]
@@ -60,7 +61,7 @@ def steps(run_dir: Path) -> list[dict[str, Any]]:
         if reply["role"] == "assistant" and report["role"] == "execution":
             execution = report["outcome"]["executions"][0]
             out.append({"exit_code": execution["exit_code"], "block_s": execution["duration_s"],
-                        "tokens": (reply.get("usage") or {}).get("completion_tokens")})
+                        "chars": len(reply.get("content") or "")})
     return out
 
 
@@ -79,7 +80,7 @@ def analysis(repeat: int) -> dict[str, Any]:
         results[name] = {"status": [r["status"] for r in runs],
                          "block_s": [round(statistics.median(r["steps"][i]["block_s"] for r in runs), 3)
                                      for i in range(len(runs[0]["steps"]))],
-                         "tokens": [s["tokens"] for s in runs[0]["steps"]]}
+                         "chars": [s["chars"] for s in runs[0]["steps"]]}
     return results
 
 

@@ -5,8 +5,8 @@ Wire format, over the attach stream (the bytes docker carries for the container'
 - host -> runner: one JSON line per block, {"argv": [...], "deadline": seconds, "put": [paths], "files": {path:
   base64}, "spare": path} (`spare`: a file of pids that killing a block's stragglers leaves alive, the Python
   kernel's in a kernel session; `files`: small host files, such as the block itself, that the runner writes into
-  /workspace before running argv, which saves a put_archive round trip; `put`: files the host has just sent with put_archive; neither
-  counts as written by the code);
+  /workspace before running argv, which saves a put_archive round trip; `put`: files the host has just sent with
+  put_archive; neither counts as written by the code);
 - runner -> host: frames `tag (1 byte) + length (4 bytes, big endian) + payload`; tag O is output,
   tag X ends the block with a JSON payload {"exit_code": N, "changes": {...}}: what changed in /workspace since
   the previous block (files with their sizes, new directories, removed paths, links and special files that will
