@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -13,14 +14,16 @@ from agents.attempt_summary import AttemptSummary, final_status
 from agents.budget import BudgetSpent, TimeBudget
 from agents.candidates import CandidateRunner
 from agents.codeblocks import extract_code_blocks
+from agents.models.config import build_provider
 from agents.project_files import write_files
-from agents.prompts import system_message
+from agents.prompts import render, system_message
 from agents.protocols import Display, ModelProvider, Recorder
 from agents.proxy import HumanInput, SandboxProxy
 from agents.repeats import RepeatMemory
 from agents.run_folder import sandbox_id, workspace_name
 from agents.sandbox import make_executor
 from agents.scenario import Scenario
+from agents.team import Team
 from agents.termination import RunContext, compile_predicate
 from agents.turn_policy import ASSISTANT_LIMIT_HEADROOM, TurnPolicy
 from agents.workspace_view import last_block
@@ -42,6 +45,43 @@ class AttemptSetup:
     human: HumanInput | None = None
     budget: TimeBudget = field(default_factory=lambda: TimeBudget(None))
     """The run's wall-clock budget (strategy.max_seconds), shared by its attempts."""
+    restore: list[tuple[str, str]] = field(default_factory=list)
+    """A resumed kernel session: the files its parent's kernel ran, run first in attempt 1's kernel."""
+
+
+def make_team(setup: AttemptSetup, attempt: int) -> Team | None:
+    """The attempt's Planner and QA agents (agents/team.py) when the scenario has a `team:`; a role with its own
+    model gets its own provider, checked now."""
+    scenario = setup.scenario
+    if not scenario.team:
+        return None
+    built: dict[str, ModelProvider] = {}
+
+    def provider_for(spec: Any) -> ModelProvider:
+        key = json.dumps(spec, sort_keys=True, default=str)
+        if key not in built:
+            built[key] = build_provider(spec, origin=f"{scenario.path or '<scenario>'} (team)")
+            built[key].check_ready()
+        return built[key]
+
+    def sink(name: str) -> Any:
+        return setup.budget.guard(setup.display.on_token, lambda: f"while the {name} wrote, in attempt {attempt}")
+
+    return Team(scenario.team, setup.provider, provider_for, setup.recorder, setup.display, sink, attempt)
+
+
+def restore_kernel(setup: AttemptSetup, workspace: Path, executor: Any) -> None:
+    """A resumed kernel session: its parent's Python files run first in the fresh kernel (output dropped), so the
+    variables the conversation speaks of exist; said on the display and in the events."""
+    restore = getattr(executor, "restore_kernel", None)
+    if restore is None or setup.scenario.sandbox.session != "kernel":
+        return
+    write_files(workspace, {name: text.encode() for name, text in setup.restore})
+    with setup.budget.capped(executor):
+        restore([name for name, _ in setup.restore])
+    setup.recorder.event("kernel_restored", files=[name for name, _ in setup.restore], kernel=executor.kernel_files)
+    setup.display.info(f"kernel: ran the {len(setup.restore)} Python file(s) of the run this one continues, so "
+                       f"their variables are here again")
 
 
 def kernel_state(scenario: Scenario, executor: Any) -> Callable[[], list[str]] | None:
@@ -74,14 +114,20 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
     try:
         executor.start()
         setup.recorder.event("sandbox", attempt=attempt, **executor.describe())
+        if attempt == 1 and setup.restore:
+            restore_kernel(setup, workspace, executor)
+        team = make_team(setup, attempt)
         proxy = SandboxProxy(scenario, executor, context, policy, human_input_mode=setup.mode,
                              max_consecutive_auto_reply=setup.limit, human=setup.human, display=display,
-                             memory=setup.memory, attempt=attempt, budget=setup.budget,
+                             memory=setup.memory, attempt=attempt, budget=setup.budget, team=team,
                              is_termination_msg=lambda m: predicate(m, context)
                              and not extract_code_blocks(m.get("content")))
+        developer = scenario.developer
         with quiet_ag2():
-            assistant = AssistantAgent(scenario.assistant.name, llm_config=setup.provider.llm_config(),
-                                       system_message=scenario.assistant.system_text
+            assistant = AssistantAgent(developer.name if developer else scenario.assistant.name,
+                                       llm_config=setup.provider.llm_config(),
+                                       system_message=(developer.system_text if developer else
+                                                       scenario.assistant.system_text)
                                        or system_message(files_task, scenario.sandbox.languages,
                                                          scenario.sandbox.session == "kernel"),
                                        is_termination_msg=policy.assistant_ends,
@@ -89,8 +135,11 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
                                        human_input_mode="NEVER")
         setup.provider.attach(assistant, on_token=setup.budget.guard(
             display.on_token, lambda: f"while generating turn {policy.sampling.turn} of attempt {attempt}"))
+        if team is not None and not history:  # the plan goes to the developer under the task, once an attempt
+            plan = team.plan(scenario.task)
+            message = render("team_task", task=message, plan=plan.content) if plan else message
         install_turns(assistant, policy, setup.provider, setup.recorder, display)
-        _install_recording(assistant, proxy, setup, policy, attempt)
+        _install_recording(assistant, proxy, setup, policy, attempt, team)
         seed_history(assistant, proxy, history or [])
         try:
             with quiet_ag2():
@@ -133,7 +182,7 @@ def install_turns(assistant: Any, policy: TurnPolicy, provider: ModelProvider, r
 
 
 def _install_recording(assistant: AssistantAgent, proxy: SandboxProxy, setup: AttemptSetup, policy: TurnPolicy,
-                       attempt: int) -> None:
+                       attempt: int, team: Team | None = None) -> None:
     """Record every message as it is sent (AG2 hook), with code blocks, executions, checks, usage and sampling."""
     state = {"first": True}
     provider, recorder, display = setup.provider, setup.recorder, setup.display
@@ -159,6 +208,9 @@ def _install_recording(assistant: AssistantAgent, proxy: SandboxProxy, setup: At
         state["first"] = False
         recorder.event("message", **event)
         display.on_message(event)
+        review = getattr(turn.outcome, "review", None) if sender is proxy and turn is not None else None
+        if team is not None and review is not None:  # the QA agent's report, which the message above carries
+            team.record(review)
         if sender is proxy:
             display.generation_started(assistant.name)
         return message

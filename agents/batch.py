@@ -16,6 +16,7 @@ from rich.table import Table
 
 from agents.cli_common import console
 from agents.errors import BadInputError, batch_exit_code
+from agents.metrics import batch_metrics, metrics_lines
 from agents.paths import default_workspaces
 
 
@@ -89,17 +90,23 @@ def batch_progress(row: dict[str, Any], as_json: bool, out: Any = None) -> None:
 
 
 def finish_batch(rows: list[dict[str, Any]], as_json: bool) -> int:
-    """The summary table and count (not with --json, whose lines were printed as runs finished); the exit code."""
+    """The summary table, the team paper's metrics and the count; with --json (whose lines were printed as runs
+    finished) one last line with the metrics. The exit code."""
     ok = sum(r["status"] == "success" for r in rows)
-    if not as_json:
-        from agents.display import show_table
+    metrics = batch_metrics([r["metrics"] for r in rows if r.get("metrics")])
+    if as_json:  # after one line per scenario, the batch's own: {"batch": {runs, metrics...}}
+        print(json.dumps({"batch": metrics}), flush=True)
+        return batch_exit_code(rows)
+    from agents.display import show_table
 
-        table = Table(title="batch summary")
-        cols = ("scenario", "status", "attempts", "turns", "executions", "seconds", "run_dir")
-        for col in cols:
-            table.add_column(col, no_wrap=col in ("scenario", "status", "run_dir"))
-        for r in rows:
-            table.add_row(*(str(r.get(c, "")) for c in cols))
-        show_table(console, table, optional=("executions", "attempts", "seconds", "turns"))
-        console.print(f"batch: {ok}/{len(rows)} succeeded")
+    table = Table(title="batch summary")
+    cols = ("scenario", "status", "attempts", "turns", "executions", "seconds", "run_dir")
+    for col in cols:
+        table.add_column(col, no_wrap=col in ("scenario", "status", "run_dir"))
+    for r in rows:
+        table.add_row(*(str(r.get(c, "")) for c in cols))
+    show_table(console, table, optional=("executions", "attempts", "seconds", "turns"))
+    for line in metrics_lines(metrics):
+        console.print(line, soft_wrap=True, highlight=False)
+    console.print(f"batch: {ok}/{len(rows)} succeeded")
     return batch_exit_code(rows)

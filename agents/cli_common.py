@@ -113,4 +113,16 @@ def summary(result: RunResult, seconds: float) -> dict[str, Any]:
             "rejected_repeats": t.get("rejected_repeats", 0),
             "tokens": (t.get("prompt_tokens") or 0) + (t.get("completion_tokens") or 0),
             "seconds": round(seconds, 3),
-            "changed_files": [{"path": f["path"], "change": f["change"]} for f in result.changed_files]}
+            "changed_files": [{"path": f["path"], "change": f["change"]} for f in result.changed_files],
+            "metrics": facts_of(result)}
+
+
+def facts_of(result: RunResult) -> dict[str, Any] | None:
+    """The run's facts for the team paper's metrics (agents/metrics.py); None when its transcript is unreadable."""
+    from agents.metrics import run_facts
+    from agents.transcript import load_transcript
+
+    try:
+        return run_facts(load_transcript(result.run_dir))
+    except (CodeduetError, OSError, TypeError):
+        return None

@@ -19,7 +19,8 @@ from agents.codeblocks import segments
 from agents.figures import describe
 from agents.run_folder import LIVE_FILE
 
-STYLE = {"task": "cyan", "assistant": "green", "execution": "yellow", "human": "magenta", "user_proxy": "blue"}
+STYLE = {"task": "cyan", "assistant": "green", "planner": "bright_magenta", "qa": "bright_yellow",
+         "execution": "yellow", "human": "magenta", "user_proxy": "blue"}
 
 
 class NullDisplay:
@@ -90,6 +91,10 @@ def message_body(content: str) -> list[RenderableType]:
     return parts
 
 
+QA_REPORT = "\n\nQA report ("
+"""Where a team's QA report starts inside an execution report (agents/prompts/team_qa_report.md)."""
+
+
 def message_title(event: dict[str, Any], time: str | None = None) -> tuple[str, str]:
     """'sender · role · time', and the usage line ('prompt_tokens=... seconds=...')."""
     usage = event.get("usage") or {}
@@ -98,10 +103,18 @@ def message_title(event: dict[str, Any], time: str | None = None) -> tuple[str, 
     return f"{event.get('sender', '?')} · {event.get('role', 'user_proxy')}" + (f" · {time}" if time else ""), subtitle
 
 
+def shown_content(event: dict[str, Any]) -> str:
+    """What a message shows: its content; an execution report without the QA report it carries, which the team's
+    QA message right after it shows (the transcript keeps the whole text the developer read)."""
+    content = event.get("content") or ""
+    cut = content.find(QA_REPORT) if event.get("outcome") else -1
+    return content[:cut].rstrip() if cut > 0 else content
+
+
 def message_panel(event: dict[str, Any], time: str | None = None) -> Panel:
     """A panel for one transcript message (used live and by replay)."""
     role = event.get("role", "user_proxy")
-    parts = message_body(event.get("content") or "")
+    parts = message_body(shown_content(event))
     if event.get("outcome"):
         parts.insert(0, outcome_text(event["outcome"]))
     title, subtitle = message_title(event, time)
@@ -119,7 +132,7 @@ def show_message(console: Console, event: dict[str, Any], time: str | None = Non
     console.print(Text(f"--- {title}" + (f" ({subtitle})" if subtitle else "")), soft_wrap=True)
     if event.get("outcome"):
         console.print(outcome_text(event["outcome"]), end="", soft_wrap=True)
-    console.print(Text(event.get("content") or "(empty)"), soft_wrap=True)
+    console.print(Text(shown_content(event) or "(empty)"), soft_wrap=True)
 
 
 def heading(console: Console, text: str, style: str = "") -> None:

@@ -39,6 +39,8 @@ class Outcome:
     """Workspace modules whose functions a throwaway script of the reply defined again: (path, names)."""
     not_run: list[str] = field(default_factory=list)
     """Language tags of the reply's blocks that neither ran nor were saved (```javascript): the report names them."""
+    review: Any = None
+    """A team's QA report on this execution (agents/team.py RoleTurn), already under `feedback`; None: none."""
     kept: list[Kept] = field(default_factory=list)
     """Definitions a whole-file block left out that the code still needs, put back (agents/dropped_defs.py)."""
 

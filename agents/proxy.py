@@ -28,7 +28,7 @@ class SandboxProxy(UserProxyAgent):
                  is_termination_msg: Callable[[dict[str, Any]], bool], human_input_mode: str,
                  max_consecutive_auto_reply: int, human: HumanInput | None = None,
                  display: Display | None = None, memory: RepeatMemory | None = None, attempt: int = 1,
-                 budget: TimeBudget | None = None):
+                 budget: TimeBudget | None = None, team: Any = None):
         super().__init__(scenario.user_proxy.name, human_input_mode=human_input_mode,
                          max_consecutive_auto_reply=max_consecutive_auto_reply, code_execution_config=False,
                          is_termination_msg=is_termination_msg, default_auto_reply="")
@@ -50,6 +50,8 @@ class SandboxProxy(UserProxyAgent):
         """Assistant replies answered so far in this attempt."""
         self.human_answer: str | None = None
         """What the person answered in this check (None: nobody was asked)."""
+        self.team = team
+        """A team's Planner and QA (agents/team.py): QA reports on every execution that did not succeed."""
         install_proxy_reply(self, self._reply)
 
     def _reply(self, messages: list[dict[str, Any]] | None, sender: Agent | None, config: Any) -> tuple[bool, Any]:
@@ -67,6 +69,10 @@ class SandboxProxy(UserProxyAgent):
     def answer(self, content: str) -> Outcome:
         """Run the reply (or say why nothing ran); predicates learn that its feedback is codeduet's own report."""
         outcome = self.run_turn(content)
+        if self.team is not None and outcome.kind == "executed" and not outcome.success:
+            outcome.review = self.team.review(self.scenario.task, content, outcome)
+            if outcome.review is not None:  # one structured report under the proxy's, in the same message
+                outcome.feedback += "\n\n" + outcome.review.content
         self.context.last_outcome = outcome
         self.context.report_contents.add(outcome.feedback)
         return outcome

@@ -27,10 +27,15 @@ class RunOptions:
     """Languages added to the scenario's sandbox.languages (`--languages c,go`)."""
     session: str | None = None
     """Override the scenario's sandbox.session: process | kernel (`--session kernel`)."""
+    team: bool = False
+    """`--team`: a scenario without a `team:` runs with the built-in Planner → Developer → QA team."""
     history: list[dict[str, Any]] = field(default_factory=list)
     """Prior messages ({sender_role: assistant|user_proxy, content}) to seed, for resume."""
     parent: dict[str, Any] | None = None
     first_message: str | None = None
+    kernel_restore: list[tuple[str, str]] = field(default_factory=list)
+    """For a resumed kernel session: the files (name, text) its parent's kernel ran, which the new kernel runs first
+    (agents/replay/resume.py kernel_restore)."""
 
 
 def parse_overrides(items: list[str]) -> dict[str, Any]:

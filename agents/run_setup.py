@@ -29,7 +29,7 @@ from agents.run_folder import new_run_dir, workspace_name
 from agents.run_options import RunOptions
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.preflight import preflight, warnings_for
-from agents.scenario import Scenario
+from agents.scenario import TEAM_ROLES, RoleConfig, Scenario
 from agents.strategy import attempt_message
 from agents.transcript import JsonlRecorder
 
@@ -84,18 +84,23 @@ def with_languages(sandbox: SandboxConfig, languages: list[str]) -> SandboxConfi
 
 
 def resolve_model(scenario: Scenario, opts: RunOptions) -> ModelProvider:
-    """The provider for --model, else the scenario's model, else configs/llm.yaml's default."""
-    spec = opts.model if opts.model is not None else scenario.model
+    """The provider for --model, else a team developer's own model, else the scenario's model, else configs/llm.yaml's
+    default."""
+    developer = scenario.developer
+    own = developer.model if developer is not None else None
+    spec = opts.model if opts.model is not None else own if own is not None else scenario.model
     return build_provider(spec, origin=str(scenario.path or "<scenario>"))
 
 
 def overridden(scenario: Scenario, opts: RunOptions) -> Scenario:
-    """The scenario with the command line's --attempts, --max-seconds, --languages and --session applied."""
+    """The scenario with the command line's --attempts, --max-seconds, --languages, --session and --team applied."""
     overrides = {k: v for k, v in (("attempts", opts.attempts), ("max_seconds", opts.max_seconds)) if v is not None}
     if overrides:
         scenario = scenario.model_copy(update={"strategy": scenario.strategy.model_copy(update=overrides)})
     if opts.languages and not set(opts.languages) <= set(scenario.sandbox.languages):
         scenario = scenario.model_copy(update={"sandbox": with_languages(scenario.sandbox, opts.languages)})
+    if opts.team and not scenario.team:
+        scenario = scenario.model_copy(update={"team": [RoleConfig(role=r) for r in TEAM_ROLES]})
     if opts.session and opts.session != scenario.sandbox.session:
         sandbox = SandboxConfig.model_validate({**scenario.sandbox.model_dump(exclude_unset=True),
                                                 "session": opts.session})
@@ -132,7 +137,7 @@ def open_run(scenario: Scenario, opts: RunOptions, display: Display, human: Huma
         "strategy": scenario.strategy.model_dump(), "parent": opts.parent,
         "process": {"pid": os.getpid(), "host": socket.gethostname()}}, secrets=provider.secrets())
     setup = AttemptSetup(scenario, provider, recorder, display, resumed_memory(opts.history), run_dir, run_id, limit,
-                         mode, human, TimeBudget(scenario.strategy.max_seconds))
+                         mode, human, TimeBudget(scenario.strategy.max_seconds), opts.kernel_restore)
     display.run_started(scenario, provider.describe(), run_dir)
     attempts = scenario.strategy.attempt_limit()
     if mode != "NEVER" or opts.history:

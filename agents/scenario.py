@@ -65,6 +65,41 @@ class AssistantConfig(Strict):
         return message.text if isinstance(message, NamedPrompt) else message
 
 
+TEAM_ROLES = ("planner", "developer", "qa")
+"""The roles of a team, in speaking order (agents/team.py)."""
+
+
+class RoleConfig(Strict):
+    """One member of a `team:`: its role, the name it speaks under, its system message and its model."""
+
+    role: Literal["planner", "developer", "qa"]
+    """planner: breaks the task into steps once per attempt; developer: writes the code (the pair's assistant);
+    qa: after an execution that did not succeed, one structured report to the developer."""
+    name: str | None = None
+    """Who speaks in the transcript (default: the role)."""
+    system_message: Annotated[Union[Annotated[str, Tag("<text>")], Annotated[NamedPrompt, Tag("<named>")]],
+                              Discriminator(_text_or_name, custom_error_type="system_message",
+                                            custom_error_message="use a text, or {from: ag2.default}")] | None = None
+    """A text, or `{from: ...}` (a name or a dotted path); None: the role's own prompt (agents/prompts/team_*.md;
+    the developer: the pair's)."""
+    model: str | dict[str, Any] | None = None
+    """A name in the model table or an inline entry; None: the scenario's model (a small fast planner beside a
+    bigger developer)."""
+
+    @model_validator(mode="after")
+    def _default_name(self) -> "RoleConfig":
+        if self.name is None:
+            self.name = self.role
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", self.name):
+            raise ValueError(f"name '{self.name}' must be letters, digits, '-' or '_'")
+        return self
+
+    @property
+    def system_text(self) -> str | None:
+        message = self.system_message
+        return message.text if isinstance(message, NamedPrompt) else message
+
+
 class UserProxyConfig(Strict):
     """The UserProxyAgent (runs the code, reports back)."""
 
@@ -105,6 +140,9 @@ class Scenario(Strict):
     """Acceptance checks, run after every execution of a reply whatever its exit code; they decide success."""
     strategy: StrategyConfig = Field(default_factory=StrategyConfig)
     """Sampled repairs, repeat rejection and fresh attempts (agents/strategy.py)."""
+    team: list[RoleConfig] | None = None
+    """A Planner → Developer → QA team in place of the single assistant (agents/team.py): `[planner, developer, qa]`
+    (built-in roles), or a list of {role, name, system_message, model}. Absent: the pair."""
     files: dict[str, str] = Field(default_factory=dict)
     """Files written into the workspace before the run (name -> content)."""
     files_from: str | FilesFromRecord | None = None
@@ -124,6 +162,34 @@ class Scenario(Strict):
             if not name or Path(name).is_absolute() or ".." in Path(name).parts:
                 raise ValueError(f"file name '{name}' must be a relative path inside the workspace (no '..')")
         return v
+
+    @field_validator("team", mode="before")
+    @classmethod
+    def _short_roles(cls, v: Any) -> Any:
+        """`team: [planner, developer, qa]`: a role named alone is that role with its defaults."""
+        if isinstance(v, list):
+            return [{"role": item} if isinstance(item, str) else item for item in v]
+        return v
+
+    @field_validator("team")
+    @classmethod
+    def _team_order(cls, v: list[RoleConfig] | None) -> list[RoleConfig] | None:
+        if v is None:
+            return v
+        roles = [r.role for r in v]
+        if roles.count("developer") != 1 or any(roles.count(r) > 1 for r in TEAM_ROLES):
+            raise ValueError("a team has exactly one developer, and at most one planner and one qa")
+        if roles != sorted(roles, key=TEAM_ROLES.index):
+            raise ValueError(f"list the roles in speaking order: {', '.join(r for r in TEAM_ROLES if r in roles)}")
+        names = [r.name for r in v]
+        if len(set(names)) != len(names):
+            raise ValueError("every member of the team needs its own name")
+        return v
+
+    @property
+    def developer(self) -> RoleConfig | None:
+        """The team's developer (None for the pair)."""
+        return next((r for r in self.team or [] if r.role == "developer"), None)
 
     @model_validator(mode="after")
     def _names(self) -> "Scenario":

@@ -140,6 +140,26 @@ def append_line(fd: int, data: bytes) -> None:
         raise
 
 
+def role_totals(messages: list[dict[str, Any]], rejected: list[dict[str, Any]],
+                candidates: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per member of a team (by the name it speaks under): messages, tokens and seconds of generation; the
+    developer's rejected samples and unchosen candidates count as its own."""
+    out: dict[str, dict[str, Any]] = {}
+    spoken = [m for m in messages if m.get("role") in ("assistant", "planner", "qa")]
+    developer = next((m.get("sender") for m in spoken if m.get("role") == "assistant"), "developer")
+    extra = [*rejected, *(c for c in candidates if not c.get("chosen"))]
+    for item in [*spoken, *extra]:
+        name = str(item.get("sender") or developer) if item in spoken else developer
+        usage = item.get("usage") or {}
+        row = out.setdefault(name, {"role": "developer" if name == developer else item.get("role"), "messages": 0,
+                                    "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0})
+        row["messages"] += 1 if item in spoken else 0
+        row["prompt_tokens"] += usage.get("prompt_tokens") or 0
+        row["completion_tokens"] += usage.get("completion_tokens") or 0
+        row["seconds"] = round(row["seconds"] + (usage.get("seconds") or 0), 3)
+    return out
+
+
 def compute_totals(messages: list[dict[str, Any]], seconds: float | None = None,
                    rejected: list[dict[str, Any]] | None = None,
                    attempts: list[dict[str, Any]] | None = None,
@@ -167,6 +187,9 @@ def compute_totals(messages: list[dict[str, Any]], seconds: float | None = None,
         "refused_files": sum(1 for e in execs if e.get("refused")),
         "saved_files": sum(1 for m in messages for _ in (m.get("outcome") or {}).get("written") or []),
     }
+    speakers = {m.get("sender") for m in messages if m.get("role") in ("planner", "qa")}
+    if speakers:  # a team: tokens and time of each member (the developer's messages are its turns)
+        totals["roles"] = role_totals(messages, rejected, candidates)
     if candidates:
         totals["candidates"] = len(candidates)
         totals["candidates_run"] = sum(1 for c in candidates if c.get("outcome"))

@@ -70,7 +70,7 @@ def batch(paths: list[Path], flags: list[str], ws: Path) -> dict[str, Any]:
     wall = time.perf_counter() - started
     sampler.stop_event.set()
     sampler.join()
-    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    rows = [r for r in (json.loads(line) for line in out.splitlines() if line.startswith("{")) if "batch" not in r]
     return {"flags": " ".join(flags), "exit_code": proc.returncode, "wall_s": round(wall, 2),
             "runs_per_min": round(len(paths) / wall * 60, 1), "succeeded": sum(r["status"] == "success" for r in rows),
             "run_folders": len({p.parent for p in ws.glob("*/*/transcript.json")}),

@@ -110,7 +110,7 @@ def run_batch(number: int, paths: list[Path], flags: list[str], ws: Path, env: d
     rows, marks = [], {}
     marks_at = {1: "first", max(1, len(paths) // 2): "middle", len(paths): "last"}
     for line in proc.stdout:  # type: ignore[union-attr]
-        if line.startswith("{"):
+        if line.startswith("{") and not line.startswith('{"batch"'):  # the batch's own last line: not a run
             rows.append(json.loads(line))
             ui.runs_done += 1
             if len(rows) in marks_at:

@@ -198,9 +198,13 @@ def test_batch_json_is_one_summary_line_per_scenario(sandbox_image, scenario_fil
     bad = scenario_file([py("raise SystemExit(2)")], name="bad", user_proxy={"max_consecutive_auto_reply": 0})
     proc = run_cli("run", str(good), str(bad), "--jobs", "2", "--json", "--workspace", str(ws))
     assert proc.returncode == 1, proc.stderr
-    rows = [json.loads(line) for line in proc.stdout.splitlines()]  # nothing else on stdout: no table
+    *rows, batch = [json.loads(line) for line in proc.stdout.splitlines()]  # nothing else on stdout: no table
     assert [(Path(r["scenario"]).name, r["status"], r["exit_code"]) for r in rows] == [
         ("good.yaml", "success", 0), ("bad.yaml", "max_replies", 1)]
+    assert batch["batch"]["runs"] == 2 and batch["batch"]["execution_success_rate"] == 0.5
+    assert batch["batch"]["single_pass_success_rate"] == 0.5 and batch["batch"]["execution_stability_rate"] == 0.5
+    assert rows[1]["metrics"] == {"setup": "pair", "success": False, "first_passed": False, "refinements": 0,
+                                  "initial_errors": 1, "final_errors": 1, "executions": 1, "clean_executions": 0}
     assert all(Path(r["run_dir"]).parent.parent == ws and r["executions"] == 1 for r in rows)
 
 

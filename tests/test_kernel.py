@@ -5,10 +5,12 @@ five-step analysis that replays as `match` and exports its chart."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from agents.conversation import RunOptions, run_scenario
 from agents.figures import png_info
@@ -19,7 +21,8 @@ from agents.sandbox.config import SandboxConfig
 from agents.sandbox.docker_executor import DockerExecutor
 from agents.scenario import load_scenario
 from agents.transcript import load_transcript
-from tests.conftest import IMAGE, ROOT
+from tests.conftest import IMAGE, ROOT, py
+from tests.helpers import run_cli
 
 pytestmark = pytest.mark.docker
 
@@ -158,3 +161,22 @@ def test_a_scripted_analysis_keeps_its_dataframe_replays_as_match_and_exports_it
     page = render_html(t)
     assert page.count('<img src="data:image/png;base64,') == 1 and 'class="value-table"' in page
     assert (result.run_dir / workspace_name(1) / "figures" / "block05-1.png").is_file()
+
+
+def test_a_resumed_kernel_session_runs_its_parents_blocks_first(tmp_path: Path, sandbox_image, workspaces):
+    path = tmp_path / "resume_me.yaml"
+    path.write_text(yaml.safe_dump({
+        "name": "resume_me", "task": "Set kept.", "checks": [{"stdout_contains": "set"}],
+        "sandbox": {"image": IMAGE, "session": "kernel"}, "strategy": {"attempts": 1},
+        "model": {"provider": "scripted", "replies": [py("kept = 41\nprint('set')"), py("print(kept + 1)"),
+                                                      "TERMINATE"]}}))
+    first = run_scenario(load_scenario(path), RunOptions())
+    assert first.status == "success"
+    resumed = run_cli("replay", str(first.run_dir), "--resume", "--json")
+    run_dir = Path(json.loads(resumed.stdout.strip().splitlines()[-1])["run_dir"])
+    t = load_transcript(run_dir)
+    outputs = [e["output"] for m in t["messages"] if m["role"] == "execution" and m.get("index", 0) >= 0
+               for e in m["outcome"]["executions"]]
+    assert any(o.strip() == "42" for o in outputs), outputs
+    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    assert [e["files"] for e in events if e["type"] == "kernel_restored"] == [["block01.py"]]

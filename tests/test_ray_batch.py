@@ -119,7 +119,7 @@ def test_a_batch_fans_out_over_both_nodes_within_caps_and_a_killed_worker_is_ret
     out, err = proc.communicate(timeout=60)
     assert victim is not None, "the first task never started"
     assert proc.returncode == 0, err
-    rows = [json.loads(line) for line in out.splitlines()]
+    rows = [row for row in map(json.loads, out.splitlines()) if "batch" not in row]
     cluster["pids"].update(r["pid"] for r in rows)
     assert sorted(r["scenario"] for r in rows) == sorted(map(str, paths))
     by_name = {Path(r["scenario"]).stem: r for r in rows}
@@ -167,7 +167,7 @@ def test_a_run_that_fails_on_its_node_is_an_error_row_and_not_retried(sandbox_im
     ws = tmp_path / "ws"
     proc = run_cli("run", *map(str, good_and_broken), "--ray", cluster["address"], "--json", "--workspace", str(ws))
     assert proc.returncode == 3, proc.stderr
-    rows = {Path(r["scenario"]).stem: r for r in map(json.loads, proc.stdout.splitlines())}
+    rows = {Path(r["scenario"]).stem: r for r in map(json.loads, proc.stdout.splitlines()) if "batch" not in r}
     assert rows["fine"]["status"] == "success" and rows["fine"]["ray_attempt"] == 1
     broken = rows["broken"]
     assert broken["status"] == "error" and broken["exit_code"] == 3 and broken["ray_attempt"] == 1
@@ -210,7 +210,8 @@ def test_a_caller_outside_the_cluster_joins_with_ray_client(sandbox_image, scena
         server.terminate()
         server.wait(timeout=60)
     assert proc.returncode == 0, proc.stderr
-    (row,) = [json.loads(line) for line in proc.stdout.splitlines()]
+    row, batch = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert batch["batch"]["runs"] == 1
     assert row["status"] == "success" and row["node_id"] in cluster["nodes"]
     assert load_transcript(row["run_dir"])["status"] == "success" and Path(row["run_dir"]).parent == ws / "client"
 
@@ -222,7 +223,7 @@ def test_a_run_folder_a_node_sent_back_resumes_here(sandbox_image, scenario_file
     ws = tmp_path / "ws"
     proc = run_cli("run", str(path), "--ray", cluster["address"], "--json", "--workspace", str(ws))
     assert proc.returncode == 0, proc.stderr
-    parent = Path(json.loads(proc.stdout.splitlines()[-1])["run_dir"])
+    parent = Path(json.loads(proc.stdout.splitlines()[0])["run_dir"])  # the last line is the batch's
     proc = run_cli("replay", str(parent), "--resume", "--message", "Now print it in upper case.")
     assert proc.returncode == 0, proc.stderr
     (child_dir,) = [d for d in (ws / "resumable").iterdir() if d != parent]

@@ -20,7 +20,8 @@ def test_a_local_model_scenario_runs_as_a_ray_task(sandbox_image, tmp_path):
     ws = tmp_path / "ws"
     proc = subprocess.run([sys.executable, "run.py", "run", "scenarios/primes.yaml", "--ray", "local", "--json",
                            "--workspace", str(ws)], cwd=ROOT, capture_output=True, text=True, timeout=900)
-    (row,) = [json.loads(line) for line in proc.stdout.splitlines()]
+    row, batch = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert batch["batch"]["runs"] == 1
     assert proc.returncode == (0 if row["status"] == "success" else 1), proc.stderr
     assert row["ray_attempt"] == 1 and row["node_id"] and row["tokens"] > 0 and row["executions"] >= 1
     data = load_transcript(row["run_dir"])

@@ -385,3 +385,54 @@ def test_a_chart_a_run_drew_shows_on_its_page_with_the_table_of_its_dataframe(si
     assert seen["cells"] == ["North", "12.5", "South", "7.0"]
     browser.execute_script("document.querySelector('#timeline figure.figure').scrollIntoView()")
     shot(browser, tmp_path, "ui-chart")
+
+
+def test_a_task_typed_into_the_page_runs_as_a_team_to_its_end_and_replays_from_the_cli(tmp_path, browser):
+    """The typed-task box: a task, a file, the team and the scripted model of a model table; the run's page shows
+    every role, and the scenario it wrote into the run folder runs again from the command line."""
+    plan = "1. Read the numbers.\n2. Print their sum."
+    first = py("total = sum(int(x) for x in open('numbers.txt').read().split())\nprint('sum', total / 0)")
+    hypothesis = "The division by zero on the print line crashes it; print the total itself."
+    fixed = py("print('sum', sum(int(x) for x in open('numbers.txt').read().split()))")
+    table = tmp_path / "llm.yaml"
+    table.write_text(yaml.safe_dump({"default": "scripted-demo", "models": {"scripted-demo": {
+        "provider": "scripted", "replies": [plan, first, hypothesis, fixed]}}}))
+    numbers = tmp_path / "numbers.txt"
+    numbers.write_text("3 4 5\n")
+    root, scenarios = tmp_path / "ws", tmp_path / "scenarios"
+    root.mkdir()
+    scenarios.mkdir()
+    old = os.environ.get("CODEDUET_CONFIGS")
+    os.environ["CODEDUET_CONFIGS"] = str(table)
+    try:
+        server = Server(root, scenarios)
+    finally:
+        os.environ.pop("CODEDUET_CONFIGS") if old is None else os.environ.__setitem__("CODEDUET_CONFIGS", old)
+    try:
+        from selenium.webdriver.support.ui import Select
+
+        browser.get(f"{server.url}/new")
+        by_id(browser, "task").send_keys("Print the sum of the numbers in numbers.txt as `sum N`.")
+        by_id(browser, "files").send_keys(str(numbers))
+        Select(by_id(browser, "task-model")).select_by_value("scripted-demo")
+        Select(by_id(browser, "setup")).select_by_value("team")
+        by_id(browser, "max-seconds").send_keys("120")
+        by_id(browser, "start-task").click()
+        until(browser, lambda d: "/run/typed/" in d.current_url)
+        until(browser, lambda d: by_id(d, "live-status").text.lower() in ("success", "failed"))
+        roles = until(browser, lambda d: d.execute_script(
+            "return [...document.querySelectorAll('#timeline article.msg')].map(a => a.dataset.role)"))
+        assert roles[:2] == ["planner", "task"] and "qa" in roles and roles.count("assistant") == 2, roles
+        assert by_id(browser, "live-status").text.lower() == "success"
+        shot(browser, tmp_path, "ui-typed-team")
+    finally:
+        server.stop()
+    run = next((root / "typed").iterdir())
+    saved = yaml.safe_load((run / "scenario.yaml").read_text())
+    assert saved["team"] == ["planner", "developer", "qa"] and saved["files"] == {"numbers.txt": "3 4 5\n"}
+    assert saved["strategy"] == {"max_seconds": 120}
+    again = run_cli("run", str(run / "scenario.yaml"), "--workspace", str(tmp_path / "again"), "--json",
+                    env={"CODEDUET_CONFIGS": str(table)})
+    assert json.loads(again.stdout.strip().splitlines()[-1])["status"] == "success"
+    shown = run_cli("replay", str(run))
+    assert "--- planner · planner" in shown.stdout and "--- qa · qa" in shown.stdout

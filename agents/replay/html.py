@@ -17,12 +17,13 @@ from agents.changes import changes_title, line_kinds, shown_diff
 from agents.codeblocks import segments
 from agents.display import run_label
 from agents.figures import describe
-from agents.replay.show import message_time, model_label, parse_time, sandbox_label, totals_label
+from agents.replay.show import message_time, model_label, parse_time, roles_label, sandbox_label, totals_label
 from agents.replay.timeline import attempt_label, candidate_label, candidates_label, rejected_label, timeline
 from agents.run_folder import DIFF_FILE, workspace_name
 
 CSS_FILE = Path(__file__).with_name("page.css")
-SIDE = {"assistant": "left", "task": "right", "human": "right", "execution": "right", "user_proxy": "right"}
+SIDE = {"assistant": "left", "planner": "left", "qa": "left", "task": "right", "human": "right", "execution": "right",
+        "user_proxy": "right"}
 INLINE_CODE = re.compile(r"`([^`\n]+)`")
 
 
@@ -170,6 +171,7 @@ def header_html(t: dict[str, Any]) -> str:
     rows = [("model", model_label(t)), ("sandbox", sandbox_label(t)),
             ("human input", t.get("human_input_mode", "?")), ("started", t.get("started_at", "?")),
             ("ended", t.get("ended_at") or "?"), ("totals", totals_label(t)), ("run", t.get("run_dir", "?"))]
+    rows += [("team", roles_label(t))] if roles_label(t) else []
     rows += [("warning", w) for w in t.get("warnings") or []]
     parent = t.get("parent")
     if parent:

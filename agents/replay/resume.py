@@ -10,8 +10,10 @@ from typing import Any
 from rich.console import Console
 
 from agents.errors import CodeduetError, ScenarioError
+from agents.protocols import ExecResult
 from agents.run_folder import workspace_name
-from agents.sandbox.filenames import CHECKS_DIR
+from agents.sandbox.filenames import CHECKS_DIR, TEST_FILE
+from agents.sandbox.kernel import kernel_history
 from agents.transcript import load_transcript
 from agents.workspace_view import BLOCK_FILE
 
@@ -36,8 +38,9 @@ def full_history(t: dict[str, Any], warn: Any = None) -> list[dict[str, Any]]:
             break
         seen.add(parent_dir)
         chain.append(node)
+    # a team's planner and QA messages are already inside the task and the reports the developer read
     return [{"role": m.get("role"), "content": m.get("content") or "", "outcome": m.get("outcome")}
-            for run in reversed(chain) for m in kept_messages(run)]
+            for run in reversed(chain) for m in kept_messages(run) if m.get("role") not in ("planner", "qa")]
 
 
 def kept_attempt(t: dict[str, Any]) -> int:
@@ -104,6 +107,30 @@ def seeded_files(recorded: dict[str, str], run_dir: Path, attempt: int, warn: An
     return {**recorded, **workspace_files(run_dir, warn, attempt, binaries)}
 
 
+def kernel_restore(t: dict[str, Any]) -> list[tuple[str, str]]:
+    """The Python files the kept attempt of a kernel session ran in its kernel since it last started, in order,
+    with their text: a resumed kernel session runs them first, so the conversation's variables are there again. A
+    file saved twice is run as it was last saved. [] for a process session."""
+    if ((t.get("scenario") or {}).get("sandbox") or {}).get("session") != "kernel":
+        return []
+    attempt = kept_attempt(t)
+    root = Path(str(t.get("run_dir"))) / workspace_name(attempt)
+    files: list[str] = []
+    for m in t.get("messages") or []:
+        if (m.get("attempt") or 1) != attempt:
+            continue
+        for e in (m.get("outcome") or {}).get("executions") or []:
+            name = str(e.get("filename") or "")
+            if (e.get("language") or "python") != "python" or not name.endswith(".py") or e.get("saved_only") \
+                    or e.get("refused") or TEST_FILE.match(Path(name).name):
+                continue
+            files = kernel_history(files, name, ExecResult(exit_code=e.get("exit_code") or 0, duration_s=0,
+                                                           output=e.get("output") or "",
+                                                           timed_out=bool(e.get("timed_out"))))
+    return [(name, (root / name).read_text(encoding="utf-8", errors="replace")) for name in files
+            if (root / name).is_file() and not (root / name).is_symlink()]
+
+
 def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) -> Any:
     """The recorded scenario, seeded with the parent's workspace; a scripted model skips its used replies."""
     from agents.scenario import scenario_from_data
@@ -118,7 +145,7 @@ def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) 
                                  binaries)
     inline = snap.get("model")
     if model is None and isinstance(inline, dict) and inline.get("provider") == "scripted":
-        used = sum(1 for m in t.get("messages") or [] if m.get("role") == "assistant") + \
+        used = sum(1 for m in t.get("messages") or [] if m.get("role") in ("assistant", "planner", "qa")) + \
             len(t.get("rejected_replies") or [])
         left = list(inline.get("replies") or [])[used:]  # none left: it answers as it did once they ran out
         snap["model"] = {**inline, "replies": left or [inline.get("when_exhausted") or "TERMINATE"]}
@@ -142,7 +169,7 @@ def resume_run(console: Console, t: dict[str, Any], *, message: str | None = Non
               "messages": len(history)}
     opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=t.get("human_input_mode"),
                       workspaces=run_dir.parent.parent, history=history, parent=parent,
-                      first_message=message or DEFAULT_MESSAGE)
+                      first_message=message or DEFAULT_MESSAGE, kernel_restore=kernel_restore(t))
     if not as_json:
         console.print(f"resuming {run_dir} ({len(history)} earlier messages, status {t.get('status')})",
                       soft_wrap=True)

@@ -65,6 +65,14 @@ def totals_label(t: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
+def roles_label(t: dict[str, Any]) -> str:
+    """A team's members, each with its messages, tokens and generation time ('' for the pair)."""
+    roles = (t.get("totals") or {}).get("roles") or {}
+    return " · ".join(f"{name} ({row.get('role')}): {row.get('messages', 0)} messages, "
+                      f"{row.get('prompt_tokens', 0)}+{row.get('completion_tokens', 0)} tokens, "
+                      f"{duration(row.get('seconds') or 0)}" for name, row in roles.items())
+
+
 def header_rows(t: dict[str, Any]) -> list[tuple[str, str]]:
     """Scenario, model, sandbox, status and totals: (name, value with markup) rows."""
     scenario = t.get("scenario") or {}
@@ -78,6 +86,8 @@ def header_rows(t: dict[str, Any]) -> list[tuple[str, str]]:
             ("status", f"[{STATUS_STYLE.get(status, 'bold')}]{status}[/] · {escape(str(t.get('reason', '')))}"),
             ("totals", totals_label(t)),
             ("run", str(t.get("run_dir", "?")))]
+    if roles_label(t):
+        rows.append(("team", roles_label(t)))
     tot = t.get("totals") or {}
     rejected = ("rejected_repeats", "rejected_cut", "rejected_no_code", "blocked_repeats")
     if (tot.get("attempts") or 1) > 1 or any(tot.get(k) for k in rejected):

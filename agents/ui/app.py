@@ -27,15 +27,18 @@ from starlette.staticfiles import StaticFiles
 
 from agents.changes import diff_trees, workspace_files
 from agents.codeblocks import extract_code_blocks
-from agents.errors import CodeduetError
+from agents.errors import BadInputError, CodeduetError
 from agents.replay.html import changes_html, content_html, esc, header_html, page_css, render_html, timeline_html
 from agents.replay.resume import kept_attempt
 from agents.run_folder import EVENTS, LIVE_FILE, PROMPT_FILE, workspace_name, write_answer
+from agents.scenario import load_scenario
 from agents.status import STATUSES as RUN_STATUSES
 from agents.transcript import load_transcript
 from agents.ui.launch import Launcher
 from agents.ui.runs import SEGMENT, RunIndex, is_alive, run_path
 from agents.ui.security import CSRF_FIELD, check_csrf, csrf_token, guard
+from agents.ui.typed import NAME as TYPED_NAME
+from agents.ui.typed import keep_in_run, typed_scenario, uploaded_files, write_typed
 
 STATIC = Path(__file__).parent / "static"
 STATUSES = ("running", *RUN_STATUSES)
@@ -180,14 +183,35 @@ async def new_run(request: Request) -> Response:
             or human not in ("never", "always", "terminate"):
         return ui.page(request, "new.html", 400, scenarios=ui.scenario_files(), models=ui.models(),
                        error="pick a scenario from the list, a model from the table and a number of attempts")
-    from agents.scenario import load_scenario
-
     try:
         name = load_scenario(chosen).name or chosen.stem
     except CodeduetError as exc:
         return ui.page(request, "new.html", 400, scenarios=ui.scenario_files(), models=ui.models(), error=str(exc))
     job = await asyncio.to_thread(ui.launcher.start_run, chosen, name, model, int(attempts) if attempts else None,
                                   human)
+    if job.run is None:
+        return RedirectResponse(f"/job/{job.id}", status_code=303)
+    return RedirectResponse(f"/run/{job.run.parent.name}/{job.run.name}", status_code=303)
+
+
+async def new_task(request: Request) -> Response:
+    """A typed task: its scenario (agents/ui/typed.py), the run, then its live page."""
+    ui = ui_of(request)
+    if (problem := await check_csrf(request)) is not None:
+        return PlainTextResponse(problem, status_code=403)
+    form = await request.form()
+    fields = {k: str(form.get(k) or "") for k in ("task", "model", "setup", "session", "attempts", "max_seconds")}
+    human = str(form.get("human") or "never")
+    try:
+        if human not in ("never", "always", "terminate") or fields["session"] not in ("", "kernel", "process"):
+            raise BadInputError("pick who steers and the session from the lists")
+        data = typed_scenario(fields, await uploaded_files(form), ui.models())
+        path = await asyncio.to_thread(write_typed, ui.root, data)
+    except CodeduetError as exc:
+        return ui.page(request, "new.html", 400, scenarios=ui.scenario_files(), models=ui.models(), error=str(exc),
+                       typed=fields)
+    job = await asyncio.to_thread(ui.launcher.start_run, path, TYPED_NAME, None, None, human)
+    await asyncio.to_thread(keep_in_run, path, job.run)
     if job.run is None:
         return RedirectResponse(f"/job/{job.id}", status_code=303)
     return RedirectResponse(f"/run/{job.run.parent.name}/{job.run.name}", status_code=303)
@@ -259,7 +283,8 @@ ROUTES = [Route("/", runs_page), Route(RUN, run_page), Route(f"{RUN}/timeline", 
           Route(f"{RUN}/stop", stop, methods=["POST"]), Route(f"{RUN}/export.html", export_html),
           Route(f"{RUN}/download.zip", download_zip),
           Route(f"{RUN}/{{action}}", replay_action, methods=["GET", "POST"]),
-          Route("/new", new_page), Route("/new", new_run, methods=["POST"]), Route("/compare", compare),
+          Route("/new", new_page), Route("/new", new_run, methods=["POST"]),
+          Route("/new/task", new_task, methods=["POST"]), Route("/compare", compare),
           Route("/job/{job_id}", job_page), Route("/job/{job_id}/log", job_log),
           Mount("/static", StaticFiles(directory=str(STATIC)), name="static")]
 

@@ -1,0 +1,126 @@
+"""A Planner → Developer → QA team in place of the single assistant (scenario `team:`).
+
+Built from AG2's classic agents as a nested exchange around the pair, not as a GroupChat: the Developer is the
+pair's AssistantAgent, so the sandbox proxy, the checks, candidates, the repeat rule, the time budget, fresh
+attempts and the termination predicate work exactly as in the pair; the Planner and the QA agent are AssistantAgents
+of their own that the loop asks at fixed points, so the speaking order is deterministic and no speaker-selection
+call is spent:
+
+- the **Planner** speaks once, at the start of each attempt: its plan is recorded and shown as its own message,
+  and goes to the Developer under the task (kept in the conversation, never asked again);
+- the **Developer** writes code, turn after turn, as the pair's assistant does;
+- the **QA** agent speaks after each execution that did not succeed: its message to the Developer is one
+  structured report under the proxy's execution report. What failed, the error and the line are taken from the
+  execution itself (exact, whatever the model); the QA model adds the hypothesis, one sentence.
+
+A GroupChat would add a manager between every two messages and a speaker choice that a 1.5B model gets wrong; the
+nested form keeps every codeduet mechanism on its one code path.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from autogen import AssistantAgent
+
+from agents.ag2_adapter import quiet_ag2
+from agents.feedback import error_line
+from agents.prompts import render
+from agents.protocols import Display, ModelProvider, Recorder
+
+TRACEBACK_LINE = re.compile(r'File "(?:/workspace/)?([^"]+)", line (\d+)')
+COMPILER_LINE = re.compile(r"^([\w./-]+\.\w+):(\d+)(?::\d+)?: ", re.MULTILINE)
+HYPOTHESIS_CHARS = 300
+
+
+@dataclass
+class RoleTurn:
+    """What one role said: its text, usage and time."""
+
+    name: str
+    role: str
+    content: str
+    usage: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def failure_facts(outcome: Any) -> dict[str, str]:
+    """What failed, the error and the line, read from an execution's outcome (no model involved)."""
+    failed = [c for c in outcome.checks if not c.passed]
+    last = outcome.results[-1] if outcome.results else None
+    output = last.output if last else ""
+    what = "; ".join(c.name for c in failed[:3]) if failed else (
+        f"the run (exit code {last.exit_code})" if last else "nothing ran")
+    if failed and failed[0].detail:
+        what += f" ({failed[0].detail.splitlines()[0][:200]})"
+    frames = TRACEBACK_LINE.findall(output) or COMPILER_LINE.findall(output)
+    own = [(f, n) for f, n in frames if not f.startswith(("/usr/", "<"))]
+    where = f"{own[-1][0]} line {own[-1][1]}" if own else "not shown in the output"
+    crashed = last is not None and last.exit_code != 0
+    error = error_line(output) if crashed else "none: the code ran, and its result is wrong"
+    return {"failed": what, "error": error, "line": where}
+
+
+class Team:
+    """The Planner and the QA agent of one attempt (the Developer is the attempt's assistant)."""
+
+    def __init__(self, roles: list[Any], provider: ModelProvider, providers: Callable[[Any], ModelProvider],
+                 recorder: Recorder, display: Display, sink: Callable[[str], Callable[[str], None]],
+                 attempt: int):
+        self.recorder, self.display, self.attempt = recorder, display, attempt
+        self.developer = next((r.name for r in roles if r.role == "developer"), "developer")
+        self.agents: dict[str, tuple[Any, Any, ModelProvider]] = {}
+        for role in roles:
+            if role.role == "developer":
+                continue
+            own = providers(role.model) if role.model is not None else provider
+            with quiet_ag2():
+                agent = AssistantAgent(role.name, llm_config=own.llm_config(), human_input_mode="NEVER",
+                                       system_message=role.system_text or render(f"team_{role.role}"))
+            own.attach(agent, on_token=sink(role.name))
+            self.agents[role.role] = (agent, role, own)
+
+    def has(self, role: str) -> bool:
+        return role in self.agents
+
+    def _ask(self, role: str, prompt: str) -> RoleTurn:
+        """One reply of a role to `prompt`, with its usage and time (the display shows it being written)."""
+        agent, config, provider = self.agents[role]
+        self.display.generation_started(config.name)
+        started = time.perf_counter()
+        with quiet_ag2():
+            reply = agent.generate_reply(messages=[{"role": "user", "content": prompt}])
+        text = (reply.get("content") if isinstance(reply, dict) else reply) or ""
+        usage = provider.pop_usage()
+        return RoleTurn(config.name, role, str(text).strip(), usage.to_dict() if usage else {},
+                        round(time.perf_counter() - started, 3))
+
+    def record(self, turn: RoleTurn, **extra: Any) -> None:
+        """A role's message into the events and onto the display (its usage carries its time)."""
+        event = {"sender": turn.name, "recipient": self.developer, "content": turn.content, "attempt": self.attempt,
+                 "role": turn.role, "usage": {**turn.usage, "seconds": turn.seconds}, **extra}
+        self.recorder.event("message", **event)
+        self.display.on_message(event)
+
+    def plan(self, task: str) -> RoleTurn | None:
+        """The Planner's ordered subtasks for the task, recorded (None without a Planner)."""
+        if not self.has("planner"):
+            return None
+        turn = self._ask("planner", render("team_plan_ask", task=task))
+        self.record(turn)
+        return turn
+
+    def review(self, task: str, code: str, outcome: Any) -> RoleTurn | None:
+        """The QA report on an execution that did not succeed (None without a QA agent): the facts, then the QA
+        model's hypothesis, as one structured message; recorded after the execution (`record`)."""
+        if not self.has("qa"):
+            return None
+        facts = failure_facts(outcome)
+        asked = render("team_qa_ask", task=task, code=code[-3000:], report=outcome.feedback[-3000:], **facts)
+        turn = self._ask("qa", asked)
+        hypothesis = " ".join(turn.content.replace("```", "").split())[:HYPOTHESIS_CHARS] or "none given"
+        turn.content = render("team_qa_report", who=turn.name, hypothesis=hypothesis, **facts)
+        return turn

@@ -1,0 +1,104 @@
+"""A Planner → Developer → QA team (scenario `team:`) with the scripted model in the real Docker sandbox: every role
+speaks in order and is recorded, the QA report has its fixed shape, replay shows and exports each role, a resume
+goes on with the developer, and the batch metrics count the run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agents.conversation import RunOptions, run_scenario
+from agents.metrics import batch_metrics, run_facts
+from agents.replay.html import render_html
+from agents.scenario import load_scenario
+from agents.transcript import load_transcript
+from tests.conftest import IMAGE, ROOT, py
+from tests.helpers import run_cli
+
+PLAN = "1. List the primes below 100.\n2. Print their count."
+CRASH = py("primes = [n for n in range(2, 100) if all(n % d for d in range(2, n))]\nprint(len(primes) / 0)")
+HYPOTHESIS = "The print divides by zero; print len(primes) itself."
+FIXED = py("primes = [n for n in range(2, 100) if all(n % d for d in range(2, n))]\nprint(len(primes))")
+
+
+def scenario(tmp_path: Path, team, replies) -> Path:
+    path = tmp_path / "team.yaml"
+    path.write_text(yaml.safe_dump({"name": "team", "task": "Print how many primes are below 100.", "team": team,
+                                    "model": {"provider": "scripted", "replies": replies},
+                                    "sandbox": {"image": IMAGE}, "checks": [{"stdout_contains": "25"}]}))
+    return path
+
+
+def test_the_short_and_long_forms_and_what_a_team_may_not_be(tmp_path: Path):
+    short = load_scenario(scenario(tmp_path, ["planner", "developer", "qa"], ["x"]))
+    assert [(r.role, r.name) for r in short.team] == [("planner", "planner"), ("developer", "developer"),
+                                                       ("qa", "qa")]
+    long = load_scenario(scenario(tmp_path, [{"role": "developer", "name": "dev", "system_message": "Write code."},
+                                             {"role": "qa", "model": {"provider": "scripted", "replies": ["y"]}}],
+                                  ["x"]))
+    assert long.developer.name == "dev" and long.developer.system_text == "Write code." and long.team[1].model
+    for bad, words in ((["planner", "qa"], "exactly one developer"), (["developer", "planner"], "speaking order"),
+                       ([{"role": "tester"}], "developer"), ([{"role": "developer", "colour": 1}], "colour")):
+        path = scenario(tmp_path, bad, ["x"])
+        proc = run_cli("run", str(path))
+        assert proc.returncode == 2 and words in proc.stderr and f"{path}:" in proc.stderr, proc.stderr
+
+
+@pytest.mark.docker
+def test_a_team_plans_fixes_with_a_structured_qa_report_and_every_role_is_recorded(tmp_path, sandbox_image,
+                                                                                    workspaces):
+    path = scenario(tmp_path, ["planner", "developer", "qa"], [PLAN, CRASH, HYPOTHESIS, FIXED])
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success"
+    t = load_transcript(result.run_dir)
+    roles = [(m["sender"], m["role"]) for m in t["messages"]]
+    assert roles == [("planner", "planner"), ("user_proxy", "task"), ("developer", "assistant"),
+                     ("user_proxy", "execution"), ("qa", "qa"), ("developer", "assistant"),
+                     ("user_proxy", "execution")]
+    task, report, qa = t["messages"][1], t["messages"][3], t["messages"][4]
+    assert task["content"].endswith("The Planner's plan:\n" + PLAN)
+    assert qa["content"].splitlines() == [
+        "QA report (qa):", "- failed: stdout_contains: '25' (not judged: the last block failed (exit code 1), and "
+        "the output must come from a run that exits 0)", "- error: ZeroDivisionError: division by zero",
+        "- line: block01.py line 2", f"- hypothesis: {HYPOTHESIS}"]
+    assert report["content"].endswith("\n\n" + qa["content"])  # what the developer read
+    assert set(t["totals"]["roles"]) == {"planner", "developer", "qa"}
+    assert t["totals"]["roles"]["developer"]["messages"] == 2
+    shown = run_cli("replay", str(result.run_dir)).stdout
+    assert "--- planner · planner" in shown and "--- qa · qa" in shown and "team         planner (planner)" in shown
+    assert shown.count("- hypothesis:") == 1  # the execution report does not repeat the QA message
+    page = render_html(t)
+    assert 'data-role="planner"' in page and 'data-role="qa"' in page
+    facts = run_facts(t)
+    assert facts == {"setup": "team", "success": True, "first_passed": False, "refinements": 1,
+                     "initial_errors": 1, "final_errors": 0, "executions": 2, "clean_executions": 1}
+    metrics = batch_metrics([facts])
+    assert metrics["execution_success_rate"] == 1.0 and metrics["average_refinement_iterations"] == 1
+    assert metrics["error_reduction_ratio"] == 1.0 and metrics["execution_stability_rate"] == 0.5
+    replayed = run_cli("replay", str(result.run_dir), "--execute")
+    assert "2 block(s): 2 match, 0 diverged" in replayed.stdout
+
+
+@pytest.mark.docker
+def test_a_resumed_team_run_goes_on_with_the_developer(tmp_path, sandbox_image, workspaces):
+    path = scenario(tmp_path, ["planner", "developer", "qa"], [PLAN, FIXED, py("print('more', 25)")])
+    first = run_scenario(load_scenario(path), RunOptions())
+    assert first.status == "success"
+    proc = run_cli("replay", str(first.run_dir), "--resume", "--json")
+    run = Path(json.loads(proc.stdout.strip().splitlines()[-1])["run_dir"])
+    t = load_transcript(run)
+    assert [m["role"] for m in t["messages"]][:2] == ["task", "assistant"]  # no second plan: it goes on
+    assert "more 25" in t["messages"][2]["content"]
+
+
+@pytest.mark.docker
+def test_the_shipped_team_demo_runs_offline(sandbox_image, workspaces):
+    scenario = load_scenario(ROOT / "scenarios" / "team_scripted.yaml")
+    scenario = scenario.model_copy(update={"sandbox": scenario.sandbox.model_copy(update={"image": IMAGE})})
+    result = run_scenario(scenario, RunOptions())
+    assert result.status == "success"
+    roles = {m["role"] for m in load_transcript(result.run_dir)["messages"]}
+    assert {"planner", "qa", "assistant"} <= roles
