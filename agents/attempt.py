@@ -62,6 +62,9 @@ def make_team(setup: AttemptSetup, attempt: int) -> Team | None:
         if key not in built:
             built[key] = build_provider(spec, origin=f"{scenario.path or '<scenario>'} (team)")
             built[key].check_ready()
+            scrub = getattr(setup.recorder, "scrub", None)
+            if scrub is not None:  # a role's own hosted model: its key is never written either
+                scrub.add(built[key].secrets())
         return built[key]
 
     def sink(name: str) -> Any:
@@ -126,8 +129,8 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
         with quiet_ag2():
             assistant = AssistantAgent(developer.name if developer else scenario.assistant.name,
                                        llm_config=setup.provider.llm_config(),
-                                       system_message=(developer.system_text if developer else
-                                                       scenario.assistant.system_text)
+                                       system_message=(developer.system_text if developer else None)
+                                       or scenario.assistant.system_text
                                        or system_message(files_task, scenario.sandbox.languages,
                                                          scenario.sandbox.session == "kernel"),
                                        is_termination_msg=policy.assistant_ends,
@@ -135,13 +138,13 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
                                        human_input_mode="NEVER")
         setup.provider.attach(assistant, on_token=setup.budget.guard(
             display.on_token, lambda: f"while generating turn {policy.sampling.turn} of attempt {attempt}"))
-        if team is not None and not history:  # the plan goes to the developer under the task, once an attempt
-            plan = team.plan(scenario.task)
-            message = render("team_task", task=message, plan=plan.content) if plan else message
         install_turns(assistant, policy, setup.provider, setup.recorder, display)
         _install_recording(assistant, proxy, setup, policy, attempt, team)
         seed_history(assistant, proxy, history or [])
         try:
+            if team is not None and not history:  # the plan goes to the developer under the task, once an attempt
+                plan = team.plan(scenario.task)
+                message = render("team_task", task=message, plan=plan.content) if plan else message
             with quiet_ag2():
                 proxy.initiate_chat(assistant, message=message, clear_history=not history)
             status, reason = final_status(proxy.last_executed, policy.stop_reason, setup.limit)

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from agents.cli_common import console
 from agents.errors import BadInputError, batch_exit_code
-from agents.metrics import batch_metrics, metrics_lines
+from agents.metrics import NOT_RUN, batch_metrics, metrics_lines
 from agents.paths import default_workspaces
 
 
@@ -93,7 +93,7 @@ def finish_batch(rows: list[dict[str, Any]], as_json: bool) -> int:
     """The summary table, the team paper's metrics and the count; with --json (whose lines were printed as runs
     finished) one last line with the metrics. The exit code."""
     ok = sum(r["status"] == "success" for r in rows)
-    metrics = batch_metrics([r["metrics"] for r in rows if r.get("metrics")])
+    metrics = batch_metrics([r.get("metrics") or NOT_RUN for r in rows])
     if as_json:  # after one line per scenario, the batch's own: {"batch": {runs, metrics...}}
         print(json.dumps({"batch": metrics}), flush=True)
         return batch_exit_code(rows)

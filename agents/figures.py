@@ -49,14 +49,18 @@ def png_info(path: Path) -> dict[str, Any]:
     return info
 
 
+TEXT_MAX = 600
+"""The most of a text chunk read (a compressed one is inflated no further: the PNG comes from sandboxed code)."""
+
+
 def _text_chunk(kind: bytes, data: bytes) -> tuple[str, str]:
     key, _, rest = data.partition(b"\0")
     if kind == b"zTXt":
-        rest = zlib.decompress(rest[1:])
+        rest = zlib.decompressobj().decompress(rest[1:], TEXT_MAX)
     elif kind == b"iTXt":  # compression flag, method, language\0, translated keyword\0, text
         flag, rest = rest[:1], rest[2:]
         rest = rest.split(b"\0", 2)[-1]
-        rest = zlib.decompress(rest) if flag == b"\1" else rest
+        rest = zlib.decompressobj().decompress(rest, TEXT_MAX) if flag == b"\1" else rest[:TEXT_MAX]
     return key.decode("latin-1"), rest.decode("utf-8" if kind == b"iTXt" else "latin-1")
 
 
@@ -67,11 +71,13 @@ def figures_of(workspace: Path, files: list[dict[str, Any]]) -> list[dict[str, A
         path = str(entry.get("path", ""))
         if entry.get("change") == "deleted" or not path.lower().endswith(IMAGE_SUFFIXES):
             continue
+        if len(found) == FIGURE_MAX:
+            break
         full = workspace / path
         if not full.is_file() or full.is_symlink():
             continue
         found.append({"path": path, "size": full.stat().st_size, **png_info(full)})
-    return found[:FIGURE_MAX]
+    return found
 
 
 def describe(figure: dict[str, Any]) -> str:
@@ -101,7 +107,11 @@ def table_of(workspace: Path, filename: str | None) -> dict[str, Any] | None:
         path.unlink(missing_ok=True)  # read once: the transcript keeps it, and the next block's is its own
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
         return None
-    keep = {"kind": str(data.get("kind", "dataframe")), "shape": data.get("shape"),
-            "columns": [str(c) for c in data.get("columns") or []], "index": [str(i) for i in data.get("index") or []],
-            "rows": [[str(v) for v in row] for row in data["rows"] if isinstance(row, list)]}
-    return keep
+    rows = [[str(v) for v in row] for row in data["rows"] if isinstance(row, list)]
+    columns = [str(c) for c in data.get("columns") or []] if isinstance(data.get("columns"), list) else []
+    index = [str(i) for i in data.get("index") or []] if isinstance(data.get("index"), list) else []
+    shape = data.get("shape")  # written in the sandbox: only two whole numbers are taken as its shape
+    if not (isinstance(shape, list) and len(shape) == 2 and all(type(n) is int and n >= 0 for n in shape)):
+        shape = [len(rows), len(columns)]
+    return {"kind": "series" if data.get("kind") == "series" else "dataframe", "shape": shape, "columns": columns,
+            "index": index, "rows": rows}

@@ -10,6 +10,10 @@ from __future__ import annotations
 from statistics import mean
 from typing import Any
 
+NOT_RUN = {"setup": "?", "success": False, "first_passed": False, "refinements": 0, "initial_errors": None,
+           "final_errors": None, "executions": 0, "clean_executions": 0}
+"""The facts of a batch row with no transcript (it ended in an error before running): a failed run."""
+
 
 def errors(outcome: dict[str, Any]) -> int:
     """Failed checks of one report (no checks: whether its last block failed)."""

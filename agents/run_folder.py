@@ -138,3 +138,9 @@ def wait_answer(run_dir: Path, n: int, poll_s: float = 0.1) -> dict[str, Any]:
             time.sleep(poll_s)
             continue
         return json.loads(text or "{}")
+
+
+SCENARIO_FILE = "scenario.yaml"
+"""A copy of the scenario file a run ran, kept in its folder when KEEP_SCENARIO_ENV is set (a task typed into the
+page: `codeduet run <run folder>/scenario.yaml` runs it again)."""
+KEEP_SCENARIO_ENV = "CODEDUET_KEEP_SCENARIO"

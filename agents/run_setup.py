@@ -8,6 +8,7 @@ what the kept attempt changed, the transcript's end, and the disk-full check.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,14 +19,14 @@ from agents.attempt_summary import AttemptSummary, best_attempt
 from agents.briefing import briefed_task
 from agents.budget import TimeBudget
 from agents.changes import record_changes
-from agents.errors import CodeduetError, EnvironmentProblem, disk_full
+from agents.errors import BadInputError, CodeduetError, EnvironmentProblem, disk_full
 from agents.models.config import build_provider
 from agents.paths import default_workspaces
 from agents.prompts import PROMPT_VERSION
 from agents.protocols import Display, ModelProvider
 from agents.proxy import HumanInput
 from agents.repeats import RepeatMemory
-from agents.run_folder import new_run_dir, workspace_name
+from agents.run_folder import KEEP_SCENARIO_ENV, SCENARIO_FILE, new_run_dir, workspace_name
 from agents.run_options import RunOptions
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.preflight import preflight, warnings_for
@@ -102,8 +103,12 @@ def overridden(scenario: Scenario, opts: RunOptions) -> Scenario:
     if opts.team and not scenario.team:
         scenario = scenario.model_copy(update={"team": [RoleConfig(role=r) for r in TEAM_ROLES]})
     if opts.session and opts.session != scenario.sandbox.session:
-        sandbox = SandboxConfig.model_validate({**scenario.sandbox.model_dump(exclude_unset=True),
-                                                "session": opts.session})
+        try:
+            sandbox = SandboxConfig.model_validate({**scenario.sandbox.model_dump(exclude_unset=True),
+                                                    "session": opts.session})
+        except ValueError as exc:  # pydantic's ValidationError: --session kernel on a local sandbox
+            raise BadInputError(f"--session {opts.session}: {exc.errors()[0]['msg'].removeprefix('Value error, ')}"
+                                if hasattr(exc, "errors") else str(exc)) from None
         scenario = scenario.model_copy(update={"sandbox": sandbox})
     return scenario
 
@@ -127,6 +132,8 @@ def open_run(scenario: Scenario, opts: RunOptions, display: Display, human: Huma
     for line in preflight(scenario.sandbox):
         display.info(line)
     run_dir, run_id = new_run_dir(opts.workspaces or default_workspaces(), scenario.name or "run")
+    if os.environ.get(KEEP_SCENARIO_ENV) and scenario.path is not None and scenario.path.is_file():
+        shutil.copyfile(scenario.path, run_dir / SCENARIO_FILE)  # a typed task's scenario stays with its run
     limit = scenario.user_proxy.max_consecutive_auto_reply if opts.max_auto_reply is None else opts.max_auto_reply
     mode = (opts.human or scenario.user_proxy.human_input_mode).upper()
     recorder = JsonlRecorder(run_dir, {

@@ -81,10 +81,10 @@ class RoleConfig(Strict):
                               Discriminator(_text_or_name, custom_error_type="system_message",
                                             custom_error_message="use a text, or {from: ag2.default}")] | None = None
     """A text, or `{from: ...}` (a name or a dotted path); None: the role's own prompt (agents/prompts/team_*.md;
-    the developer: the pair's)."""
+    the developer: `assistant.system_message`, else the pair's)."""
     model: str | dict[str, Any] | None = None
-    """A name in the model table or an inline entry; None: the scenario's model (a small fast planner beside a
-    bigger developer)."""
+    """A name in the model table or an inline entry; None: the run's model (the scenario's, or --model) (a small
+    fast planner beside a bigger developer)."""
 
     @model_validator(mode="after")
     def _default_name(self) -> "RoleConfig":

@@ -29,6 +29,10 @@ class Scrubber:
     def __init__(self, secrets: list[str] | None = None):
         self.secrets = [s for s in (secrets or []) if s and len(s) >= 6]
 
+    def add(self, secrets: list[str]) -> None:
+        """More keys to scrub from now on (a team role's own hosted model)."""
+        self.secrets += [s for s in secrets if s and len(s) >= 6 and s not in self.secrets]
+
     def __call__(self, obj: Any) -> Any:
         if not self.secrets:
             return obj

@@ -130,11 +130,12 @@ def test_shell_blocks_run_with_their_shell(shell: str, new_executor: Factory) ->
 
 @pytest.mark.parametrize("shell", UNIX_SHELLS)
 def test_pip_install_is_said_not_silenced(kind: str, shell: str, new_executor: Factory) -> None:
-    # AG2's test_silent_pip_install adds -qqq and expects no output; with no network, ours says what happened
+    # AG2's test_silent_pip_install adds -qqq and expects no output; with no network, ours says what happened (the
+    # image has matplotlib and numpy both)
     result = run(new_executor(), "pip install matplotlib numpy", shell)
     if kind == "codeduet":
         assert result.exit_code != 0 and result.output.strip().endswith(
-            "numpy is already there; use those]") and "the sandbox has no network" in result.output
+            "matplotlib, numpy are already there; use those]") and "the sandbox has no network" in result.output
     else:
         assert "[codeduet:" not in result.output
 

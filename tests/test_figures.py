@@ -79,3 +79,20 @@ def test_the_kernel_is_a_docker_session_and_its_prompt_says_state_persists():
 def test_a_bad_session_is_one_line_and_exit_2():
     result = run_cli("chat", "--session", "notebook")
     assert result.returncode == 2 and "--session is kernel or process, not 'notebook'" in result.stderr
+
+
+def test_what_sandboxed_code_writes_cannot_blow_up_the_host(tmp_path: Path):
+    """A PNG whose text chunk inflates to gigabytes is read only so far; a table with a made-up shape gets its real
+    one; a thousand images are listed by the first FIGURE_MAX."""
+    bomb = zlib.compress(b"x" * (64 << 20))
+    body = chunk(b"IHDR", struct.pack(">IIBBBBB", 10, 10, 8, 2, 0, 0, 0)) + chunk(b"zTXt", b"Title\0\0" + bomb)
+    (tmp_path / "bomb.png").write_bytes(b"\x89PNG\r\n\x1a\n" + body + chunk(b"IEND", b""))
+    assert len(png_info(tmp_path / "bomb.png")["title"]) <= 300
+    for i in range(30):
+        png(tmp_path / f"many/{i}.png", 2, 2)
+    assert len(figures_of(tmp_path, [{"path": f"many/{i}.png", "change": "created"} for i in range(30)])) == 12
+    values = tmp_path / VALUES_DIR
+    values.mkdir(parents=True)
+    (values / "block01.json").write_text(json.dumps({"rows": [["1"]], "shape": 5, "columns": "x", "kind": "<b>"}))
+    assert table_of(tmp_path, "block01.py") == {"kind": "dataframe", "shape": [1, 0], "columns": [], "index": [],
+                                                "rows": [["1"]]}

@@ -180,3 +180,9 @@ def test_a_resumed_kernel_session_runs_its_parents_blocks_first(tmp_path: Path, 
     assert any(o.strip() == "42" for o in outputs), outputs
     events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
     assert [e["files"] for e in events if e["type"] == "kernel_restored"] == [["block01.py"]]
+
+
+def test_a_blocks_chdir_lasts_that_block(kernel):
+    kernel.execute("import os\nos.makedirs('data', exist_ok=True)\nos.chdir('data')\nprint(os.getcwd())")
+    after = kernel.execute("import os\nprint(os.getcwd())\nframe = 1")
+    assert after.exit_code == 0 and after.output.strip() == "/workspace"

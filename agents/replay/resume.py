@@ -12,7 +12,7 @@ from rich.console import Console
 from agents.errors import CodeduetError, ScenarioError
 from agents.protocols import ExecResult
 from agents.run_folder import workspace_name
-from agents.sandbox.filenames import CHECKS_DIR, TEST_FILE
+from agents.sandbox.filenames import CHECKS_DIR, holds_tests, package_of
 from agents.sandbox.kernel import kernel_history
 from agents.transcript import load_transcript
 from agents.workspace_view import BLOCK_FILE
@@ -115,15 +115,16 @@ def kernel_restore(t: dict[str, Any]) -> list[tuple[str, str]]:
         return []
     attempt = kept_attempt(t)
     root = Path(str(t.get("run_dir"))) / workspace_name(attempt)
-    files: list[str] = []
+    # a resumed run's kernel first ran its own parent's files (written into its first workspace): they come first
+    files: list[str] = list((t.get("parent") or {}).get("kernel_files") or []) if attempt == 1 else []
     for m in t.get("messages") or []:
         if (m.get("attempt") or 1) != attempt:
             continue
         for e in (m.get("outcome") or {}).get("executions") or []:
             name = str(e.get("filename") or "")
             if (e.get("language") or "python") != "python" or not name.endswith(".py") or e.get("saved_only") \
-                    or e.get("refused") or TEST_FILE.match(Path(name).name):
-                continue
+                    or e.get("refused") or holds_tests(root, name) or package_of(root, name):
+                continue  # pytest files and package modules ran as processes of their own
             files = kernel_history(files, name, ExecResult(exit_code=e.get("exit_code") or 0, duration_s=0,
                                                            output=e.get("output") or "",
                                                            timed_out=bool(e.get("timed_out"))))
@@ -165,11 +166,12 @@ def resume_run(console: Console, t: dict[str, Any], *, message: str | None = Non
     scenario = scenario_for_resume(t, model, warn)
     history = full_history(t, warn)
     run_dir = Path(str(t.get("run_dir")))
+    restore = kernel_restore(t)
     parent = {"run_id": t.get("run_id"), "run_dir": str(run_dir), "status": t.get("status"),
-              "messages": len(history)}
+              "messages": len(history), **({"kernel_files": [name for name, _ in restore]} if restore else {})}
     opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=t.get("human_input_mode"),
                       workspaces=run_dir.parent.parent, history=history, parent=parent,
-                      first_message=message or DEFAULT_MESSAGE, kernel_restore=kernel_restore(t))
+                      first_message=message or DEFAULT_MESSAGE, kernel_restore=restore)
     if not as_json:
         console.print(f"resuming {run_dir} ({len(history)} earlier messages, status {t.get('status')})",
                       soft_wrap=True)

@@ -1,8 +1,8 @@
 """`sandbox.session: kernel`: the Python blocks of an attempt run in one long-lived interpreter inside the hardened
 container, so variables, imports and loaded data persist between blocks, as in a notebook.
 
-A small driver of ours, not a Jupyter kernel: it needs nothing in the image but python3 (any image works), adds no
-ZeroMQ, no extra listening process and no package to the sandbox, and every block still goes through the warm
+A small driver of ours, not a Jupyter kernel: it needs nothing in the image but python3 >= 3.9 (socket.send_fds),
+adds no ZeroMQ, no extra listening process and no package to the sandbox, and every block still goes through the warm
 runner (agents/sandbox/runner.py) as a process of its own, so the timeout, the output limit, the copy-back and the
 workspace's change list are the same as in `process` mode. The pieces, all inside the container:
 
@@ -12,7 +12,8 @@ workspace's change list are the same as in `process` mode. The pieces, all insid
   KeyboardInterrupt) and exits 124; a kernel that does not stop within GRACE_S is killed. It says in one line when
   the kernel died during the block, and when a block starts in a fresh kernel after one died.
 - the **kernel** (`STATE/kernel.py`): a supervisor process that only waits for its child and writes down how the
-  child ended (`STATE/died`), and the child, the interpreter. The interpreter runs each file in one namespace
+  child ended (`STATE/died`), and the child, the interpreter (it ignores SIGINT between blocks). The interpreter
+  runs each file, from the block's working directory, in one namespace
   (`__name__ == "__main__"`), prints the value of the block's last expression as the Python prompt does, writes a
   pandas DataFrame or Series value as a table for the page (`.codeduet/values/<block>.json`), saves the figures the
   block left open (the image's matplotlib backend, codeduet_figures), and re-imports a workspace module whose file
@@ -41,7 +42,7 @@ TABLE_ROWS, TABLE_COLUMNS, CELL_CHARS = 50, 20, 120
 """The most of a table value that is kept for the page."""
 
 KERNEL = r'''
-import ast, builtins, json, os, signal, socket, sys, time, traceback
+import ast, builtins, json, os, signal, socket, sys, traceback
 STATE = sys.argv[1]
 child = os.fork()
 if child:  # the supervisor: how the interpreter ended is written down for the next client
@@ -118,8 +119,13 @@ def show(value, stem):
     except Exception:
         pass
     print(repr(value))
-def run(path):
-    """Run one file in the namespace; its exit status."""
+def run(path, cwd):
+    """Run one file in the namespace, from the block's working directory (a block's os.chdir lasts that block);
+    its exit status."""
+    try:
+        os.chdir(cwd)
+    except OSError:
+        pass
     stem = os.path.splitext(os.path.basename(path))[0]
     try:
         os.unlink("%s/%s.json" % (VALUES_DIR, stem))
@@ -182,6 +188,7 @@ with open(STATE + "/pids.new", "w") as fh:
     fh.write("%d %d\n" % (os.getppid(), os.getpid()))
 os.rename(STATE + "/pids.new", STATE + "/pids")
 os.dup2(devnull, 0); os.dup2(devnull, 1); os.dup2(devnull, 2)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 while True:
     conn, _ = server.accept()
     status, answered = 1, False
@@ -191,7 +198,8 @@ while True:
             request = json.loads(message)
             if fds:
                 os.dup2(fds[0], 1); os.dup2(fds[0], 2); os.close(fds[0])
-            status = run(request["file"])
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # an interrupt is the block's
+            status = run(request["file"], request.get("cwd") or os.getcwd())
         except KeyboardInterrupt:
             status = 130
         finally:
@@ -199,6 +207,7 @@ while True:
                 sys.stdout.flush(); sys.stderr.flush()
             except Exception:
                 pass
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # idle: a late interrupt must not end the kernel
             os.dup2(devnull, 1); os.dup2(devnull, 2)
             conn.sendall(json.dumps({"status": status}).encode() + b"\n")
             answered = True
@@ -294,7 +303,7 @@ try:
                  "earlier blocks are gone" % why)
         conn = start()
         open(STATE + "/started", "w").close()
-    socket.send_fds(conn, [json.dumps({"file": FILE}).encode()], [1])
+    socket.send_fds(conn, [json.dumps({"file": os.path.abspath(FILE), "cwd": os.getcwd()}).encode()], [1])
 except Interrupted:
     kill_kernel("killed when a block's time limit came while it started")
     note("the block's time limit came before the Python kernel could run it; the next block starts a fresh kernel")
@@ -325,6 +334,7 @@ if not answer.endswith(b"\n"):  # the kernel ended during the block
          "imports and data of earlier blocks are gone" % end["why"])
     code = end["code"]
     sys.exit(128 - code if code < 0 else code or 1)
+signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the block is over: a late limit changes nothing
 status = json.loads(answer)["status"]
 if interrupted:
     note("interrupted at the block's time limit (the KeyboardInterrupt above); the Python kernel lives on with "

@@ -38,7 +38,7 @@ from agents.ui.launch import Launcher
 from agents.ui.runs import SEGMENT, RunIndex, is_alive, run_path
 from agents.ui.security import CSRF_FIELD, check_csrf, csrf_token, guard
 from agents.ui.typed import NAME as TYPED_NAME
-from agents.ui.typed import keep_in_run, typed_scenario, uploaded_files, write_typed
+from agents.ui.typed import typed_scenario, uploaded_files, write_typed
 
 STATIC = Path(__file__).parent / "static"
 STATUSES = ("running", *RUN_STATUSES)
@@ -194,6 +194,9 @@ async def new_run(request: Request) -> Response:
     return RedirectResponse(f"/run/{job.run.parent.name}/{job.run.name}", status_code=303)
 
 
+TYPED_LOCK = asyncio.Lock()
+
+
 async def new_task(request: Request) -> Response:
     """A typed task: its scenario (agents/ui/typed.py), the run, then its live page."""
     ui = ui_of(request)
@@ -210,8 +213,8 @@ async def new_task(request: Request) -> Response:
     except CodeduetError as exc:
         return ui.page(request, "new.html", 400, scenarios=ui.scenario_files(), models=ui.models(), error=str(exc),
                        typed=fields)
-    job = await asyncio.to_thread(ui.launcher.start_run, path, TYPED_NAME, None, None, human)
-    await asyncio.to_thread(keep_in_run, path, job.run)
+    async with TYPED_LOCK:  # typed tasks share a scenario name: one starts at a time, so each finds its own folder
+        job = await asyncio.to_thread(ui.launcher.start_run, path, TYPED_NAME, None, None, human, True)
     if job.run is None:
         return RedirectResponse(f"/job/{job.id}", status_code=303)
     return RedirectResponse(f"/run/{job.run.parent.name}/{job.run.name}", status_code=303)

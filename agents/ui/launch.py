@@ -18,6 +18,7 @@ from typing import Any
 from agents.display import LIVE_ENV
 from agents.hitl import CHANNEL_ENV
 from agents.replay.find import find_runs
+from agents.run_folder import KEEP_SCENARIO_ENV
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
 
@@ -72,15 +73,16 @@ class Launcher:
         return job
 
     def start_run(self, scenario: Path, name: str, model: str | None, attempts: int | None,
-                  human: str | None) -> Job:
+                  human: str | None, keep_scenario: bool = False) -> Job:
         """`run SCENARIO --json` in the background; a person steers it from the page (`human`) through the run
-        folder (agents/hitl.py human_via_files)."""
+        folder (agents/hitl.py human_via_files). keep_scenario: the run keeps a copy of its scenario file."""
         before = set(find_runs(self.root, name)) if (self.root / name).is_dir() else set()
         args = ["run", str(scenario), "--json", "--workspace", str(self.root)]
         args += ["--model", model] if model else []
         args += ["--attempts", str(attempts)] if attempts else []
         args += ["--human", human] if human and human != "never" else []
-        job = self._start("run", args, env={CHANNEL_ENV: "files", LIVE_ENV: "1"})
+        job = self._start("run", args, env={CHANNEL_ENV: "files", LIVE_ENV: "1",
+                                            **({KEEP_SCENARIO_ENV: "1"} if keep_scenario else {})})
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not job.done:
             new = [r for r in find_runs(self.root, name) if r not in before] if (self.root / name).is_dir() else []

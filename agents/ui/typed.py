@@ -1,11 +1,11 @@
 """A task typed into `codeduet ui`: the form's fields become a scenario (validated as any scenario file is), written
-as YAML where the run can find it, and copied into the run folder once it exists (`scenario.yaml`), so the run can
-be replayed and run again from the command line: `codeduet run workspaces/typed/<run>/scenario.yaml`."""
+as YAML where the run can find it; the run copies it into its folder (`scenario.yaml`, agents/run_folder.py
+KEEP_SCENARIO_ENV), so it can be replayed and run again from the command line:
+`codeduet run workspaces/typed/<run>/scenario.yaml`."""
 
 from __future__ import annotations
 
 import secrets
-import shutil
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,8 +19,6 @@ NAME = "typed"
 """The scenario name of typed tasks: their runs are under workspaces/typed/."""
 TYPED_DIR = ".typed"
 """Under the workspaces root: the scenarios of typed tasks, one file each."""
-SCENARIO_FILE = "scenario.yaml"
-"""The copy of the scenario in the run folder."""
 FILE_MAX = 1 << 20
 SETUPS = {"pair": None, "team": ["planner", "developer", "qa"]}
 
@@ -83,7 +81,3 @@ def write_typed(root: Path, data: dict[str, Any]) -> Path:
     return path
 
 
-def keep_in_run(scenario: Path, run: Path | None) -> None:
-    """Copy the typed scenario into its run folder (scenario.yaml)."""
-    if run is not None and run.is_dir():
-        shutil.copyfile(scenario, run / SCENARIO_FILE)
