@@ -152,12 +152,12 @@ def role_totals(messages: list[dict[str, Any]], rejected: list[dict[str, Any]],
     spoken = [m for m in messages if m.get("role") in ("assistant", "planner", "qa")]
     developer = next((m.get("sender") for m in spoken if m.get("role") == "assistant"), "developer")
     extra = [*rejected, *(c for c in candidates if not c.get("chosen"))]
-    for item in [*spoken, *extra]:
-        name = str(item.get("sender") or developer) if item in spoken else developer
+    for name, item, counted in [*((str(m.get("sender") or developer), m, 1) for m in spoken),
+                                *((developer, e, 0) for e in extra)]:
         usage = item.get("usage") or {}
         row = out.setdefault(name, {"role": "developer" if name == developer else item.get("role"), "messages": 0,
                                     "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0})
-        row["messages"] += 1 if item in spoken else 0
+        row["messages"] += counted
         row["prompt_tokens"] += usage.get("prompt_tokens") or 0
         row["completion_tokens"] += usage.get("completion_tokens") or 0
         row["seconds"] = round(row["seconds"] + (usage.get("seconds") or 0), 3)
