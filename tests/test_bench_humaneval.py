@@ -270,6 +270,28 @@ def test_shared_single_is_the_greedy_reply_even_when_it_was_cut_and_reasked(sand
     assert rec["loop"]["rejected_cut"] == 1
 
 
+@pytest.mark.docker
+def test_the_team_runs_the_loop_and_its_roles_and_metrics_are_recorded(sandbox_image, bench_out):
+    plan = "1. Return the decimal part of the number."
+    cfg = BenchConfig(mode="loop", max_auto_reply=2, out=bench_out, attempts=1, team=True)
+    summary = run_bench(QUIET, cfg, problems=_problems("HumanEval/2"), model_for=lambda p, m: {
+        "provider": "scripted", "replies": [plan, WRONG_2, "It returns the whole number.", GOOD_2]})
+    [record] = read_records(bench_out)
+    assert record["passed"] and record["turns"] == 2 and record["repair_iterations"] == 1  # the developer's turns
+    assert record["metrics"]["setup"] == "team" and record["metrics"]["refinements"] == 1
+    t = load_transcript(record["run_dir"])
+    assert [m["role"] for m in t["messages"]] == ["planner", "task", "assistant", "execution", "qa", "assistant",
+                                                 "execution"]
+    assert "- hypothesis: It returns the whole number." in t["messages"][4]["content"]
+    assert json.loads((bench_out / "meta.json").read_text())["team"] is True
+    assert summary["loop"]["metrics"]["execution_success_rate"] == 1.0
+    with pytest.raises(BadInputError, match="--team with --mode both"):
+        run_bench(QUIET, BenchConfig(mode="both", out=bench_out, team=True))
+    with pytest.raises(BadInputError, match="team=True"):  # a pair run may not resume into the team's results
+        run_bench(QUIET, BenchConfig(mode="loop", max_auto_reply=2, out=bench_out, attempts=1, resume=True),
+                  problems=_problems("HumanEval/2"))
+
+
 def test_choose_prefers_a_candidate_that_passes_the_examples():
     from agents.bench.humaneval.score import Candidate, choose
 

@@ -30,7 +30,9 @@ def bench_humaneval(limit: Optional[int] = typer.Option(None, help="Problems to 
                     model: Optional[str] = typer.Option(None), out: Optional[Path] = typer.Option(None),
                     resume: bool = typer.Option(False),
                     separate_single: bool = typer.Option(False, help="both: generate the single pass in its own "
-                                                         "conversation, not from the loop's first reply.")) -> None:
+                                                         "conversation, not from the loop's first reply."),
+                    team: bool = typer.Option(False, "--team", help="Loop: the Planner → Developer → QA team "
+                                              "instead of the pair (with --mode loop).")) -> None:
     """HumanEval pass@1: single pass vs the self-debug loop (the product's strategy), side by side. The defaults
     live with the benchmark (agents/bench/humaneval/config.py)."""
     from agents.bench.humaneval.config import BenchConfig, parse_only
@@ -41,7 +43,7 @@ def bench_humaneval(limit: Optional[int] = typer.Option(None, help="Problems to 
     with cli_errors():
         given = {k: v for k, v in dict(limit=limit, offset=offset, mode=mode, max_auto_reply=max_auto_reply,
                                        attempts=attempts, model=model, out=out).items() if v is not None}
-        raise typer.Exit(main(console, BenchConfig(**given, resume=resume, separate_single=separate_single,
+        raise typer.Exit(main(console, BenchConfig(**given, resume=resume, separate_single=separate_single, team=team,
                                                    strategy=parse_overrides(strategy or []) or None,
                                                    only=parse_only(only))))
 

@@ -32,6 +32,8 @@ class BenchConfig:
     """Only these problem numbers (HumanEval/N), within the --offset/--limit slice."""
     separate_single: bool = False
     """both: generate the single pass in its own conversation instead of scoring the loop's first reply."""
+    team: bool = False
+    """Loop: the built-in Planner → Developer → QA team instead of the pair (run's `--team`)."""
 
     @property
     def loop_strategy(self) -> dict[str, Any]:
@@ -53,6 +55,8 @@ class BenchConfig:
         """The modes to run, in the order used for even problem indexes."""
         if self.mode not in ("single", "loop", "both"):
             raise BadInputError(f"--mode {self.mode!r}: use single, loop or both")
+        if self.team and self.mode != "loop":
+            raise BadInputError(f"--team with --mode {self.mode}: the team runs the loop; use --mode loop")
         return ["single", "loop"] if self.mode == "both" else [self.mode]
 
 

@@ -13,6 +13,7 @@ from agents.bench.humaneval.scenario import build_scenario, problem_number, scor
 from agents.bench.humaneval.score import Candidate, Scorer, choose, python_blocks
 from agents.conversation import RunOptions, run_scenario
 from agents.errors import EnvironmentProblem
+from agents.metrics import run_facts
 from agents.transcript import load_transcript
 
 ModelFor = Callable[[dict[str, Any], str], "str | dict[str, Any] | None"]
@@ -85,7 +86,8 @@ class _Scoring:
 
 def run_mode(problem: dict[str, Any], examples: dict[str, Any], mode: str, max_auto_reply: int, out: Path,
              model: str | None, model_for: ModelFor | None = None, with_single: bool = False,
-             attempts: int | None = None, strategy: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+             attempts: int | None = None, strategy: dict[str, Any] | None = None,
+             team: bool = False) -> list[dict[str, Any]]:
     """Run, choose, score: the records of one (problem, mode).
 
     The loop is the product's own strategy (agents/strategy.py) set by the scenario's `strategy:` block: greedy first
@@ -106,7 +108,7 @@ def run_mode(problem: dict[str, Any], examples: dict[str, Any], mode: str, max_a
         scoring = _Scoring(scorer)
         started = time.perf_counter()
         result = run_scenario(scenario, RunOptions(model=None if inline is not None else model,
-                                                   max_auto_reply=limit, human="never",
+                                                   max_auto_reply=limit, human="never", team=team,
                                                    workspaces=out / "runs" / mode))
         run_seconds = time.perf_counter() - started
         if isinstance(result.error, EnvironmentProblem):
@@ -182,7 +184,7 @@ def _record(problem: dict[str, Any], mode: str, final: Candidate, first: Candida
         "ended_by": "single" if mode == "single" else _ended_by(result.status, messages, bool(visible)),
         "first_reply_sha": _sha(_first_reply(messages, transcript)),
         "examples": len(visible), "examples_dropped": len(examples.get("dropped") or []),
-        "run_dir": str(result.run_dir),
+        "run_dir": str(result.run_dir), "metrics": run_facts(transcript),
     }
 
 

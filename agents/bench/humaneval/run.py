@@ -74,8 +74,9 @@ def check_meta(out: Path, cfg: BenchConfig, meta: dict[str, Any]) -> None:
     path = out / META
     if path.is_file():
         old = json.loads(path.read_text(encoding="utf-8"))
-        for key in ("mode", "max_auto_reply", "model", "loop_strategy", "shared_single", "prompt_version", "only"):
-            if old.get(key) != meta.get(key):
+        for key in ("mode", "max_auto_reply", "model", "team", "loop_strategy", "shared_single", "prompt_version",
+                    "only"):
+            if old.get(key, False if key == "team" else None) != meta.get(key):  # (no "team": an older pair run)
                 raise BadInputError(f"--resume: {out} was run with {key}={old.get(key)!r}, not {meta.get(key)!r}")
         meta["started_at"] = old.get("started_at", meta["started_at"])
         meta["resumed_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -114,7 +115,7 @@ def run_bench(console: Console, cfg: BenchConfig, model_for: ModelFor | None = N
                                 f"(--offset {cfg.offset}, --limit {cfg.limit})")
         problems = [p for p in problems if problem_number(p) in cfg.only]
     out = resolve_out(cfg)
-    meta = {"mode": cfg.mode, "max_auto_reply": cfg.max_auto_reply, "model": cfg.model,
+    meta = {"mode": cfg.mode, "max_auto_reply": cfg.max_auto_reply, "model": cfg.model, "team": cfg.team,
             "loop_strategy": loop_strategy, "shared_single": cfg.shared_single, "prompt_version": PROMPT_VERSION,
             "feedback_prompt_version": FEEDBACK_VERSION, "limit": cfg.limit, "offset": cfg.offset, "only": cfg.only,
             "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "commit": git_commit(),
@@ -124,7 +125,8 @@ def run_bench(console: Console, cfg: BenchConfig, model_for: ModelFor | None = N
     records = read_records(out)
     done = {(r["task_id"], r["mode"]) for r in records}
     todo = [p for p in problems if any((p["task_id"], m) not in done for m in modes)]
-    console.print(f"HumanEval: {len(problems)} problems, mode {cfg.mode}, max_auto_reply {cfg.max_auto_reply}, "
+    console.print(f"HumanEval: {len(problems)} problems, mode {cfg.mode}{' (team)' * cfg.team}, "
+                  f"max_auto_reply {cfg.max_auto_reply}, "
                   f"{len(problems) - len(todo)} already done; output in {out}", soft_wrap=True)
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
@@ -142,7 +144,7 @@ def run_bench(console: Console, cfg: BenchConfig, model_for: ModelFor | None = N
                         continue
                     new = run_mode(problem, visible[problem["task_id"]], mode, cfg.max_auto_reply, out, cfg.model,
                                    model_for, with_single=cfg.shared_single, attempts=cfg.attempts,
-                                   strategy=cfg.strategy)
+                                   strategy=cfg.strategy, team=cfg.team)
                     if cfg.shared_single and not any(r["mode"] == "single" for r in new):  # candidates: on its own
                         new += run_mode(problem, visible[problem["task_id"]], "single", cfg.max_auto_reply, out,
                                         cfg.model, model_for, attempts=cfg.attempts, strategy=cfg.strategy)

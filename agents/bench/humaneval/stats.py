@@ -11,6 +11,7 @@ from typing import Any
 from rich.table import Table
 
 from agents.bench.common import percentile
+from agents.metrics import batch_metrics
 
 MODES = ("single", "loop")
 
@@ -69,6 +70,9 @@ def mode_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "ended_by": dict(Counter(r.get("ended_by") or "?" for r in rows)),
         "runs_with_repeated_code": sum(1 for r in rows if r.get("repeated_turns")),
         "max_prompt_tokens_median": statistics.median(r.get("max_prompt_tokens") or 0 for r in rows) if n else None,
+        # the team paper's metrics over the loop's runs (agents/metrics.py); success there is the run's own: the
+        # docstring examples passed, not the hidden tests
+        "metrics": batch_metrics([r["metrics"] for r in rows if r.get("metrics")]),
     }
 
 
@@ -121,13 +125,18 @@ def _pct(v: float | None) -> str:
     return "-" if v is None else f"{100 * v:.1f}%"
 
 
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
 def summary_table(summary: dict[str, Any]) -> Table:
     """The rich table printed at the end."""
     modes = [m for m in MODES if m in summary]
     table = Table(title="HumanEval pass@1: single pass vs self-debug loop")
     table.add_column("metric")
+    team = bool((summary.get("meta") or {}).get("team"))
     for m in modes:
-        table.add_column(m, justify="right")
+        table.add_column(f"{m} (team)" if team and m == "loop" else m, justify="right")
 
     def row(label: str, fn: Any) -> None:
         table.add_row(label, *[fn(summary[m]) for m in modes])
@@ -142,6 +151,8 @@ def summary_table(summary: dict[str, Any]) -> Table:
     row("tokens per solved", lambda s: "-" if s["tokens_per_solved"] is None else f"{s['tokens_per_solved']:.0f}")
     row("seconds/problem median", lambda s: f"{s['seconds_median']:.1f}")
     row("seconds/problem p90", lambda s: f"{s['seconds_p90']:.1f}")
+    row("error reduction ratio", lambda s: _ratio((s.get("metrics") or {}).get("error_reduction_ratio")))
+    row("execution stability rate", lambda s: _ratio((s.get("metrics") or {}).get("execution_stability_rate")))
     p = summary.get("paired")
     if p:
         table.add_section()
