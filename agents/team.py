@@ -6,8 +6,9 @@ attempts and the termination predicate work exactly as in the pair; the Planner 
 of their own that the loop asks at fixed points, so the speaking order is deterministic and no speaker-selection
 call is spent:
 
-- the **Planner** speaks once, at the start of each attempt: its plan is recorded and shown as its own message,
-  and goes to the Developer under the task (kept in the conversation, never asked again);
+- the **Planner** speaks once, at the start of each attempt: its plan (the numbered steps; the code a small model
+  writes into it anyway is dropped, and its whole reply kept as the message's `full_reply`) is recorded and shown
+  as its own message, and goes to the Developer under the task (kept in the conversation, never asked again);
 - the **Developer** writes code, turn after turn, as the pair's assistant does;
 - the **QA** agent speaks after each execution that did not succeed: its message to the Developer is one
   structured report under the proxy's execution report. What failed, the error and the line are taken from the
@@ -34,6 +35,9 @@ from agents.protocols import Display, ModelProvider, Recorder
 TRACEBACK_LINE = re.compile(r'File "(?:/workspace/)?([^"]+)", line (\d+)')
 COMPILER_LINE = re.compile(r"^([\w./-]+\.\w+):(\d+)(?::\d+)?: ", re.MULTILINE)
 HYPOTHESIS_CHARS = 300
+FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+STEP = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?(?:step\s*)?(\d+)[.):]", re.IGNORECASE)
+PLAN_STEPS, STEP_CHARS, PROSE_CHARS = 10, 300, 1200
 
 
 @dataclass
@@ -62,6 +66,24 @@ def failure_facts(outcome: Any) -> dict[str, str]:
     crashed = last is not None and last.exit_code != 0
     error = error_line(output) if crashed else "none: the code ran, and its result is wrong"
     return {"failed": what, "error": error, "line": where}
+
+
+def plan_steps(text: str) -> str:
+    """The plan the Developer gets: the Planner's first numbered list, one line a step, without the code a small
+    model writes into its plan anyway (its prompt says it never writes code; the Developer writes it). A reply with
+    no numbered step keeps its prose, code removed."""
+    prose = FENCED.sub("", text)
+    steps: list[str] = []
+    for line in prose.splitlines():
+        number = STEP.match(line)
+        if number is None:
+            if steps and len(steps) < PLAN_STEPS and line[:1].isspace() and line.strip()[:1] in "-*":
+                steps[-1] += "\n   - " + " ".join(line.strip()[1:].split())[:STEP_CHARS]  # a step's own items
+            continue
+        if len(steps) == PLAN_STEPS or (steps and int(number.group(1)) <= 1):  # a second list (an explanation
+            break                                                                # after the plan): the plan ended
+        steps.append(" ".join(line.split())[:STEP_CHARS])
+    return "\n".join(steps) if steps else " ".join(prose.split())[:PROSE_CHARS]
 
 
 class Team:
@@ -110,7 +132,8 @@ class Team:
         if not self.has("planner"):
             return None
         turn = self._ask("planner", render("team_plan_ask", task=task))
-        self.record(turn)
+        whole, turn.content = turn.content, plan_steps(turn.content) or turn.content
+        self.record(turn, **({"full_reply": whole} if turn.content != whole else {}))
         return turn
 
     def review(self, task: str, code: str, outcome: Any) -> RoleTurn | None:

@@ -14,6 +14,7 @@ from agents.conversation import RunOptions, run_scenario
 from agents.metrics import batch_metrics, run_facts
 from agents.replay.html import render_html
 from agents.scenario import load_scenario
+from agents.team import plan_steps
 from agents.transcript import load_transcript
 from tests.conftest import IMAGE, ROOT, py
 from tests.helpers import run_cli
@@ -45,6 +46,16 @@ def test_the_short_and_long_forms_and_what_a_team_may_not_be(tmp_path: Path):
         path = scenario(tmp_path, bad, ["x"])
         proc = run_cli("run", str(path))
         assert proc.returncode == 2 and words in proc.stderr and f"{path}:" in proc.stderr, proc.stderr
+
+
+def test_the_plan_keeps_its_numbered_steps_and_drops_the_planners_code():
+    reply = ("Here is the plan:\n1. **Read** the numbers.\n2. Walk the groups:\n   - count '('\n   - keep the deepest\n"
+             "3. Return the list.\n\n```python\ndef f(s):\n    return [1]\n```\n\n### Explanation\n1. The loop counts.")
+    assert plan_steps(reply) == ("1. **Read** the numbers.\n2. Walk the groups:\n   - count '('\n"
+                                 "   - keep the deepest\n3. Return the list.")
+    assert plan_steps("Step 1: read it\nStep 2: print it") == "Step 1: read it\nStep 2: print it"
+    assert plan_steps("Read the file, then sum it.\n```python\nprint(1)") == "Read the file, then sum it."
+    assert len(plan_steps("\n".join(f"{n}. step {n}" for n in range(1, 30))).splitlines()) == 10
 
 
 @pytest.mark.docker
