@@ -34,7 +34,7 @@ from agents.protocols import Display, ModelProvider, Recorder
 
 TRACEBACK_LINE = re.compile(r'File "(?:/workspace/)?([^"]+)", line (\d+)')
 COMPILER_LINE = re.compile(r"^([\w./-]+\.\w+):(\d+)(?::\d+)?: ", re.MULTILINE)
-HYPOTHESIS_CHARS = 300
+HYPOTHESIS_CHARS, DETAIL_CHARS = 300, 240
 FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 STEP = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?(?:step\s*)?(\d+)[.):]", re.IGNORECASE)
 PLAN_STEPS, STEP_CHARS, PROSE_CHARS = 10, 300, 1200
@@ -51,6 +51,16 @@ class RoleTurn:
     seconds: float = 0.0
 
 
+def check_detail(detail: str) -> str:
+    """A failed check's detail in one line: pytest's own error lines (`E   ...`, the assertion and what it got) when
+    there are, not the test's source line that comes first."""
+    said = [line[1:].strip() for line in detail.splitlines() if line.startswith("E ") and line[1:].strip()]
+    if not said:
+        return detail.splitlines()[0][:DETAIL_CHARS]
+    first, *rest = said[:2]
+    return (first + "".join((" " if first.endswith(":") else "; ") + r for r in rest))[:DETAIL_CHARS]
+
+
 def failure_facts(outcome: Any) -> dict[str, str]:
     """What failed, the error and the line, read from an execution's outcome (no model involved)."""
     failed = [c for c in outcome.checks if not c.passed]
@@ -59,7 +69,7 @@ def failure_facts(outcome: Any) -> dict[str, str]:
     what = "; ".join(c.name for c in failed[:3]) if failed else (
         f"the run (exit code {last.exit_code})" if last else "nothing ran")
     if failed and failed[0].detail:
-        what += f" ({failed[0].detail.splitlines()[0][:200]})"
+        what += f" ({check_detail(failed[0].detail)})"
     frames = TRACEBACK_LINE.findall(output) or COMPILER_LINE.findall(output)
     own = [(f, n) for f, n in frames if not f.startswith(("/usr/", "<"))]
     where = f"{own[-1][0]} line {own[-1][1]}" if own else "not shown in the output"

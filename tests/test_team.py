@@ -14,7 +14,7 @@ from agents.conversation import RunOptions, run_scenario
 from agents.metrics import batch_metrics, run_facts
 from agents.replay.html import render_html
 from agents.scenario import load_scenario
-from agents.team import plan_steps
+from agents.team import check_detail, plan_steps
 from agents.transcript import load_transcript
 from tests.conftest import IMAGE, ROOT, py
 from tests.helpers import run_cli
@@ -56,6 +56,15 @@ def test_the_plan_keeps_its_numbered_steps_and_drops_the_planners_code():
     assert plan_steps("Step 1: read it\nStep 2: print it") == "Step 1: read it\nStep 2: print it"
     assert plan_steps("Read the file, then sum it.\n```python\nprint(1)") == "Read the file, then sum it."
     assert len(plan_steps("\n".join(f"{n}. step {n}" for n in range(1, 30))).splitlines()) == 10
+
+
+def test_the_qa_report_names_what_the_failed_test_said_not_its_source_line():
+    detail = (">       check_docstring_examples()\nE       AssertionError: 1 of 2 examples failed:\n"
+              "E       f([5, 3]) returned [5, 3], expected [3, 5]\nE       Find the mistake")
+    assert check_detail(detail) == "AssertionError: 1 of 2 examples failed: f([5, 3]) returned [5, 3], expected [3, 5]"
+    pytest_said = ">   assert f(1) == 2\nE   assert 3 == 2\nE    +  where 3 = f(1)"
+    assert check_detail(pytest_said) == "assert 3 == 2; +  where 3 = f(1)"
+    assert check_detail("not judged: the last block failed\nmore") == "not judged: the last block failed"
 
 
 @pytest.mark.docker
