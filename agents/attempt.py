@@ -47,6 +47,8 @@ class AttemptSetup:
     """The run's wall-clock budget (strategy.max_seconds), shared by its attempts."""
     restore: list[tuple[str, str]] = field(default_factory=list)
     """A resumed kernel session: the files its parent's kernel ran, run first in attempt 1's kernel."""
+    tried_plans: list[tuple[str, str]] = field(default_factory=list)
+    """A team's plans of earlier attempts and how each attempt ended: a fresh attempt's Planner reads them."""
 
 
 def make_team(setup: AttemptSetup, attempt: int) -> Team | None:
@@ -114,6 +116,7 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
                         reask_candidates=reask_candidate_count(scenario, setup.provider),
                         run_candidates=CandidateRunner(scenario, setup.run_dir, setup.run_id, attempt, workspace,
                                                        setup.budget, kernel_files=kernel_state(scenario, executor)))
+    plan = None
     try:
         executor.start()
         setup.recorder.event("sandbox", attempt=attempt, **executor.describe())
@@ -143,7 +146,7 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
         seed_history(assistant, proxy, history or [])
         try:
             if team is not None and not history:  # the plan goes to the developer under the task, once an attempt
-                plan = team.plan(scenario.task)
+                plan = team.plan(scenario.task, setup.tried_plans)
                 message = render("team_task", task=message, plan=plan.content) if plan else message
             with quiet_ag2():
                 proxy.initiate_chat(assistant, message=message, clear_history=not history)
@@ -157,10 +160,13 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
         display.stop_live()
         executor.stop()
     last = proxy.last_executed
+    said = last.summary() if last else "no code was executed"
+    if plan is not None:
+        setup.tried_plans.append((plan.content, said))
     return AttemptSummary(attempt=attempt, status=status, reason=reason, success=status == "success",
                           checks_passed=last.checks_passed if last else 0, checks=len(scenario.checks),
                           ran_clean=bool(last and last.ran_clean),
-                          summary=last.summary() if last else "no code was executed", stop_reason=policy.stop_reason,
+                          summary=said, stop_reason=policy.stop_reason,
                           turns=proxy.turns, workspace=workspace_name(attempt),
                           tests_passed=last.tests_passed if last else 0)
 

@@ -37,7 +37,7 @@ COMPILER_LINE = re.compile(r"^([\w./-]+\.\w+):(\d+)(?::\d+)?: ", re.MULTILINE)
 HYPOTHESIS_CHARS, DETAIL_CHARS = 300, 240
 FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 STEP = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?(?:step\s*)?(\d+)[.):]", re.IGNORECASE)
-PLAN_STEPS, STEP_CHARS, PROSE_CHARS = 10, 300, 1200
+PLAN_STEPS, STEP_CHARS, PROSE_CHARS, TRIED_PLANS = 10, 300, 1200, 2
 
 
 @dataclass
@@ -96,6 +96,15 @@ def plan_steps(text: str) -> str:
     return "\n".join(steps) if steps else " ".join(prose.split())[:PROSE_CHARS]
 
 
+def plan_ask(task: str, tried: list[tuple[str, str]]) -> str:
+    """What the Planner is asked: the task, and on a fresh attempt the last plans tried with what came of them."""
+    if not tried:
+        return render("team_plan_ask", task=task)
+    earlier = "\n\n".join(f"Plan {n}:\n{plan}\nWhat happened: {said}"
+                           for n, (plan, said) in enumerate(tried[-TRIED_PLANS:], 1))
+    return render("team_replan_ask", task=task, tried=earlier)
+
+
 class Team:
     """The Planner and the QA agent of one attempt (the Developer is the attempt's assistant)."""
 
@@ -137,11 +146,13 @@ class Team:
         self.recorder.event("message", **event)
         self.display.on_message(event)
 
-    def plan(self, task: str) -> RoleTurn | None:
-        """The Planner's ordered subtasks for the task, recorded (None without a Planner)."""
+    def plan(self, task: str, tried: list[tuple[str, str]] | None = None) -> RoleTurn | None:
+        """The Planner's ordered subtasks for the task, recorded (None without a Planner). `tried`: the plans of
+        earlier attempts and how each ended; the Planner is asked for a new one (asked the same, a greedy model
+        gives the same plan, and the Developer repeats the same mistake)."""
         if not self.has("planner"):
             return None
-        turn = self._ask("planner", render("team_plan_ask", task=task))
+        turn = self._ask("planner", plan_ask(task, tried or []))
         whole, turn.content = turn.content, plan_steps(turn.content) or turn.content
         self.record(turn, **({"full_reply": whole} if turn.content != whole else {}))
         return turn

@@ -14,7 +14,7 @@ from agents.conversation import RunOptions, run_scenario
 from agents.metrics import batch_metrics, run_facts
 from agents.replay.html import render_html
 from agents.scenario import load_scenario
-from agents.team import check_detail, plan_steps
+from agents.team import check_detail, plan_ask, plan_steps
 from agents.transcript import load_transcript
 from tests.conftest import IMAGE, ROOT, py
 from tests.helpers import run_cli
@@ -56,6 +56,16 @@ def test_the_plan_keeps_its_numbered_steps_and_drops_the_planners_code():
     assert plan_steps("Step 1: read it\nStep 2: print it") == "Step 1: read it\nStep 2: print it"
     assert plan_steps("Read the file, then sum it.\n```python\nprint(1)") == "Read the file, then sum it."
     assert len(plan_steps("\n".join(f"{n}. step {n}" for n in range(1, 30))).splitlines()) == 10
+
+
+def test_a_fresh_attempts_planner_reads_the_last_plans_and_what_came_of_them():
+    assert "Write the plan" in plan_ask("Sum it.", []) and "did not do what" not in plan_ask("Sum it.", [])
+    tried = [("1. Add the rows.", "it ran, but 1 of 1 checks failed"), ("1. Sum a column.", "no code was executed"),
+             ("1. Group by region.", "it exited with 1")]
+    asked = plan_ask("Sum it.", tried)
+    assert asked.startswith("The task:\nSum it.") and "did not do what the task asks" in asked
+    assert "Plan 1:\n1. Sum a column.\nWhat happened: no code was executed" in asked  # the last two plans
+    assert "Plan 2:\n1. Group by region.\nWhat happened: it exited with 1" in asked and "Add the rows" not in asked
 
 
 def test_the_qa_report_names_what_the_failed_test_said_not_its_source_line():
