@@ -72,7 +72,9 @@ def make_team(setup: AttemptSetup, attempt: int) -> Team | None:
     def sink(name: str) -> Any:
         return setup.budget.guard(setup.display.on_token, lambda: f"while the {name} wrote, in attempt {attempt}")
 
-    return Team(scenario.team, setup.provider, provider_for, setup.recorder, setup.display, sink, attempt)
+    cfg = scenario.strategy  # a fresh attempt's plan is sampled, as its Developer's first turn is
+    replan = (cfg.attempt_temperature, cfg.seed + 10_000 * attempt + 99, cfg.top_p) if attempt > 1 else None
+    return Team(scenario.team, setup.provider, provider_for, setup.recorder, setup.display, sink, attempt, replan)
 
 
 def restore_kernel(setup: AttemptSetup, workspace: Path, executor: Any) -> None:

@@ -110,16 +110,22 @@ class Team:
 
     def __init__(self, roles: list[Any], provider: ModelProvider, providers: Callable[[Any], ModelProvider],
                  recorder: Recorder, display: Display, sink: Callable[[str], Callable[[str], None]],
-                 attempt: int):
+                 attempt: int, replan: tuple[float, int, float] | None = None):
+        """`replan`: (temperature, seed, top_p) of a fresh attempt's Planner (None: its model's own setting)."""
         self.recorder, self.display, self.attempt = recorder, display, attempt
+        self.plan_sampling: dict[str, Any] = {}
         self.developer = next((r.name for r in roles if r.role == "developer"), "developer")
         self.agents: dict[str, tuple[Any, Any, ModelProvider]] = {}
         for role in roles:
             if role.role == "developer":
                 continue
             own = providers(role.model) if role.model is not None else provider
+            llm_config = own.llm_config()
+            if role.role == "planner" and replan is not None:  # (AG2 passes a config entry's keys to create())
+                self.plan_sampling = own.sampling_params(*replan)
+                llm_config["config_list"][0].update(self.plan_sampling)
             with quiet_ag2():
-                agent = AssistantAgent(role.name, llm_config=own.llm_config(), human_input_mode="NEVER",
+                agent = AssistantAgent(role.name, llm_config=llm_config, human_input_mode="NEVER",
                                        system_message=role.system_text or render(f"team_{role.role}"))
             own.attach(agent, on_token=sink(role.name))
             self.agents[role.role] = (agent, role, own)
@@ -154,7 +160,8 @@ class Team:
             return None
         turn = self._ask("planner", plan_ask(task, tried or []))
         whole, turn.content = turn.content, plan_steps(turn.content) or turn.content
-        self.record(turn, **({"full_reply": whole} if turn.content != whole else {}))
+        self.record(turn, **({"full_reply": whole} if turn.content != whole else {}),
+                    **({"sampling": self.plan_sampling} if self.plan_sampling else {}))
         return turn
 
     def review(self, task: str, code: str, outcome: Any) -> RoleTurn | None:
