@@ -132,3 +132,26 @@ def test_the_shipped_team_demo_runs_offline(sandbox_image, workspaces):
     assert result.status == "success"
     roles = {m["role"] for m in load_transcript(result.run_dir)["messages"]}
     assert {"planner", "qa", "assistant"} <= roles
+
+
+@pytest.mark.docker
+def test_the_pair_against_team_benchmark_runs_both_setups_resumes_and_tabulates(tmp_path, sandbox_image, workspaces,
+                                                                                capsys):
+    from benchmarks import team_vs_pair
+
+    both = PLAN + "\n\n" + FIXED  # a plan for the planner, code for the developer (or the pair's assistant)
+    scenario(tmp_path, None, [both, both])
+    out = tmp_path / "rows.jsonl"
+    args = ["--out", str(out), "--scenarios", str(tmp_path), "--only", "team", "--workspaces", str(tmp_path / "ws")]
+    assert team_vs_pair.main(args) == 0
+    rows = team_vs_pair.load_rows(out)
+    assert [(r["scenario"], r["setup"], r["ran_as"], r["status"]) for r in rows] == [
+        ("team", "pair", "pair", "success"), ("team", "team", "team", "success")]
+    assert "planner" in rows[1]["role_seconds"] and "planner" not in rows[0]["role_seconds"]
+    assert team_vs_pair.main(args) == 0  # both rows are there: nothing runs again
+    assert len(team_vs_pair.load_rows(out)) == 2
+    capsys.readouterr()
+    assert team_vs_pair.main(["--out", str(out), "--table"]) == 0
+    table = capsys.readouterr().out
+    assert "| team | pair | success | 1 · 1 · 1 |" in table and "| team | team | success |" in table
+    assert "- pair: 1/1 succeeded" in table and '"execution_success_rate": 1.0' in table
