@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any, Callable
 
 from autogen import AssistantAgent
@@ -33,6 +34,9 @@ from agents.prompts import render
 from agents.protocols import Display, ModelProvider, Recorder
 
 TRACEBACK_LINE = re.compile(r'File "(?:/workspace/)?([^"]+)", line (\d+)')
+TRACEBACK_START = "Traceback (most recent call last):"
+EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b:?")
+PYTEST_FAILED = re.compile(r"\b\d+ failed\b")
 COMPILER_LINE = re.compile(r"^([\w./-]+\.\w+):(\d+)(?::\d+)?: ", re.MULTILINE)
 HYPOTHESIS_CHARS, DETAIL_CHARS = 300, 240
 FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
@@ -51,10 +55,37 @@ class RoleTurn:
     seconds: float = 0.0
 
 
+def pytest_said(text: str) -> list[str]:
+    """pytest's own error lines (`E   ...`: the assertion and what it got), stripped."""
+    return [line[1:].strip() for line in text.splitlines() if line.startswith("E ") and line[1:].strip()]
+
+
+def raised_in(detail: str) -> tuple[str, str] | None:
+    """The exception and the line of the tested program's own traceback, when a failed test quotes one (a test that
+    ran the program in a subprocess and asserted on its exit code, with its stderr as the message):
+    ("AttributeError: 'Namespace' object has no attribute 'level'", "logsum.py line 32")."""
+    said = pytest_said(detail)
+    start = next((i for i, line in enumerate(said) if line.endswith(TRACEBACK_START)), None)
+    if start is None:
+        return None
+    lines = said[start + 1:]
+    lines = lines[:next((i for i, line in enumerate(lines) if line.startswith("assert ")), len(lines))]
+    raised = [line for line in lines if EXCEPTION.match(line)]
+    if not raised:
+        return None
+    own = [(f, n) for f, n in TRACEBACK_LINE.findall("\n".join(lines)) if not f.startswith(("/usr/", "<"))]
+    where = f"{PurePath(own[-1][0]).name} line {own[-1][1]}" if own else "not shown in the output"
+    return raised[-1][:DETAIL_CHARS], where
+
+
 def check_detail(detail: str) -> str:
     """A failed check's detail in one line: pytest's own error lines (`E   ...`, the assertion and what it got) when
-    there are, not the test's source line that comes first."""
-    said = [line[1:].strip() for line in detail.splitlines() if line.startswith("E ") and line[1:].strip()]
+    there are, not the test's source line that comes first; the program's exception when the test quotes its
+    traceback."""
+    raised = raised_in(detail)
+    if raised is not None:
+        return f"the program raised {raised[0]} at {raised[1]}"[:DETAIL_CHARS]
+    said = pytest_said(detail)
     if not said:
         return detail.splitlines()[0][:DETAIL_CHARS]
     first, *rest = said[:2]
@@ -62,7 +93,9 @@ def check_detail(detail: str) -> str:
 
 
 def failure_facts(outcome: Any) -> dict[str, str]:
-    """What failed, the error and the line, read from an execution's outcome (no model involved)."""
+    """What failed, the error and the line, read from an execution's outcome (no model involved). When the
+    Developer's own run exited 0 but a failed test quotes the program's traceback, the error and the line are that
+    traceback's; when the Developer's own run was a failing pytest run, the error is what pytest said."""
     failed = [c for c in outcome.checks if not c.passed]
     last = outcome.results[-1] if outcome.results else None
     output = last.output if last else ""
@@ -74,7 +107,12 @@ def failure_facts(outcome: Any) -> dict[str, str]:
     own = [(f, n) for f, n in frames if not f.startswith(("/usr/", "<"))]
     where = f"{own[-1][0]} line {own[-1][1]}" if own else "not shown in the output"
     crashed = last is not None and last.exit_code != 0
-    error = error_line(output) if crashed else "none: the code ran, and its result is wrong"
+    raised = None if crashed else next((r for c in failed[:1] if (r := raised_in(c.detail or ""))), None)
+    if raised is not None:
+        return {"failed": what, "error": raised[0], "line": raised[1]}
+    said = pytest_said(output) if crashed and PYTEST_FAILED.search(output) else []
+    error = (said[0][:DETAIL_CHARS] if said else error_line(output)) if crashed else \
+        "none: the code ran, and its result is wrong"
     return {"failed": what, "error": error, "line": where}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -14,7 +15,7 @@ from agents.conversation import RunOptions, run_scenario
 from agents.metrics import batch_metrics, run_facts
 from agents.replay.html import render_html
 from agents.scenario import load_scenario
-from agents.team import check_detail, plan_ask, plan_steps
+from agents.team import check_detail, failure_facts, plan_ask, plan_steps
 from agents.transcript import load_transcript
 from tests.conftest import IMAGE, ROOT, py
 from tests.helpers import run_cli
@@ -75,6 +76,45 @@ def test_the_qa_report_names_what_the_failed_test_said_not_its_source_line():
     pytest_said = ">   assert f(1) == 2\nE   assert 3 == 2\nE    +  where 3 = f(1)"
     assert check_detail(pytest_said) == "assert 3 == 2; +  where 3 = f(1)"
     assert check_detail("not judged: the last block failed\nmore") == "not judged: the last block failed"
+
+
+SUBPROCESS_FAILED = """6 of 7 tests failed: test_output_without_level_is_unchanged, test_level_option
+test_output_without_level_is_unchanged:
+>       assert result.returncode == 0, result.stderr
+E       AssertionError: Traceback (most recent call last):
+E           File "/tmp/pytest-of-sandbox/pytest-0/test_output_without_level_is_u0/logsum.py", line 46, in <module>
+E             main()
+E           File "/tmp/pytest-of-sandbox/pytest-0/test_output_without_level_is_u0/logsum.py", line 32, in main
+E             if args.level:
+E                ^^^^^^^^^^
+E         AttributeError: 'Namespace' object has no attribute 'level'
+E
+E       assert 1 == 0
+E        +  where 1 = CompletedProcess(args=['python3', 'logsum.py'], returncode=1, stderr='Traceback (...').returncode
+"""
+
+
+def test_the_qa_report_names_the_programs_exception_when_a_test_quotes_its_traceback():
+    # the hidden test ran logsum.py in a subprocess; the Developer's own run (its visible tests) passed
+    outcome = SimpleNamespace(
+        checks=[SimpleNamespace(name="pytest (hidden tests): 'test_logsum.py'", passed=False,
+                                detail=SUBPROCESS_FAILED)],
+        results=[SimpleNamespace(exit_code=0, output="..\n2 passed in 0.01s")])
+    assert failure_facts(outcome) == {
+        "failed": "pytest (hidden tests): 'test_logsum.py' (the program raised AttributeError: 'Namespace' object "
+                  "has no attribute 'level' at logsum.py line 32)",
+        "error": "AttributeError: 'Namespace' object has no attribute 'level'", "line": "logsum.py line 32"}
+    # the Developer's own pytest run failed: the error is what pytest said, not its closing count
+    own = SimpleNamespace(checks=[], results=[SimpleNamespace(exit_code=1, output=(
+        "F.\n>       assert parse_duration('1h30m') == 5400\nE       assert 11400 == 5400\n"
+        "test_durations.py:21: AssertionError\n1 failed, 1 passed in 0.26s"))])
+    assert failure_facts(own) == {"failed": "the run (exit code 1)", "error": "assert 11400 == 5400",
+                                  "line": "test_durations.py line 21"}
+    # a plain crash keeps the traceback's last line
+    crash = SimpleNamespace(checks=[], results=[SimpleNamespace(exit_code=1, output=(
+        'Traceback (most recent call last):\n  File "/workspace/a.py", line 2, in <module>\nE 1 = 2\n'
+        "NameError: name 'x' is not defined"))])
+    assert failure_facts(crash)["error"] == "NameError: name 'x' is not defined"
 
 
 @pytest.mark.docker
