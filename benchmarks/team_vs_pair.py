@@ -79,6 +79,11 @@ def run_one(scenario: str, setup: str, max_seconds: float, workspaces: Path | No
             "role_seconds": role_seconds(row["run_dir"])}
 
 
+def dash(value: Any) -> str:
+    """A count, or "-" where there is none (no execution of that attempt)."""
+    return "-" if value is None else str(value)
+
+
 def markdown(rows: list[dict[str, Any]]) -> str:
     """The table rows (scenario, setup, status, attempts · turns · executions, tokens, seconds, errors, planner/QA
     time) and, per setup, the metrics over the scenarios both setups ran."""
@@ -100,8 +105,8 @@ def markdown(rows: list[dict[str, Any]]) -> str:
             roles = r.get("role_seconds") or {}
             side = ", ".join(f"{k} {roles[k]:.0f} s" for k in ("planner", "qa") if k in roles)
             out.append(f"| {name} | {setup} | {status} | {r['attempts']} · {r['turns']} · {r['executions']} | "
-                       f"{r['tokens']:,} | {r['seconds']:.0f} | {m.get('initial_errors')} → {m.get('final_errors')} "
-                       f"| {side} |")
+                       f"{r['tokens']:,} | {r['seconds']:.0f} | {dash(m.get('initial_errors'))} → "
+                       f"{dash(m.get('final_errors'))} | {side} |")
     both = [n for n in names if all((n, s) in by for s in SETUPS)]
     out.append("")
     for setup in SETUPS:
