@@ -119,6 +119,7 @@ OTHER_TOOLS = {"--help", "--rm",  # docker run
                "--rounds",  # python -m benchmarks.ray_scaleout (argparse, not the codeduet app)
                "--hypothesis-profile",  # pytest (tests/conftest.py)
                "--runs", "--ray-runs", "--viewers",  # python -m benchmarks.soak (argparse)
+               "--table",  # python -m benchmarks.team_vs_pair (argparse)
                "--mar", "--locals",  # an uncommitted experiment script BENCHMARKS.md describes
                "--edition", "--test", "--include-ignored"}  # rustc, node and cargo test (docs/LANGUAGES.md)
 EXAMPLES = {"scenarios/x.yaml", "tests/test_x.py", "tests/test_cart.py"}
