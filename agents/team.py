@@ -73,9 +73,16 @@ def raised_in(detail: str) -> tuple[str, str] | None:
     raised = [line for line in lines if EXCEPTION.match(line)]
     if not raised:
         return None
-    own = [(f, n) for f, n in TRACEBACK_LINE.findall("\n".join(lines)) if not f.startswith(("/usr/", "<"))]
-    where = f"{PurePath(own[-1][0]).name} line {own[-1][1]}" if own else "not shown in the output"
-    return raised[-1][:DETAIL_CHARS], where
+    return raised[-1][:DETAIL_CHARS], own_line(TRACEBACK_LINE.findall("\n".join(lines)), by_name=True)
+
+
+def own_line(frames: list[tuple[str, str]], by_name: bool = False) -> str:
+    """The last (file, line) frame of the program's own files, not Python's (`/usr/...`, `<frozen ...>`)."""
+    own = [(f, n) for f, n in frames if not f.startswith(("/usr/", "<"))]
+    if not own:
+        return "not shown in the output"
+    path = PurePath(own[-1][0]).name if by_name else own[-1][0]
+    return f"{path} line {own[-1][1]}"
 
 
 def check_detail(detail: str) -> str:
@@ -104,10 +111,9 @@ def failure_facts(outcome: Any) -> dict[str, str]:
     if failed and failed[0].detail:
         what += f" ({check_detail(failed[0].detail)})"
     frames = TRACEBACK_LINE.findall(output) or COMPILER_LINE.findall(output)
-    own = [(f, n) for f, n in frames if not f.startswith(("/usr/", "<"))]
-    where = f"{own[-1][0]} line {own[-1][1]}" if own else "not shown in the output"
+    where = own_line(frames)
     crashed = last is not None and last.exit_code != 0
-    raised = None if crashed else next((r for c in failed[:1] if (r := raised_in(c.detail or ""))), None)
+    raised = raised_in(failed[0].detail or "") if failed and not crashed else None
     if raised is not None:
         return {"failed": what, "error": raised[0], "line": raised[1]}
     said = pytest_said(output) if crashed and PYTEST_FAILED.search(output) else []
