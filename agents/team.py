@@ -39,6 +39,8 @@ EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warni
 PYTEST_FAILED = re.compile(r"\b\d+ failed\b")
 COMPILER_LINE = re.compile(r"^([\w./-]+\.\w+):(\d+)(?::\d+)?: ", re.MULTILINE)
 HYPOTHESIS_CHARS, DETAIL_CHARS = 300, 240
+QA_MAX_TOKENS = 160
+"""Tokens the QA model may write: its one-sentence hypothesis (300 characters kept) with room for a preamble."""
 FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 STEP = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?(?:step\s*)?(\d+)[.):]", re.IGNORECASE)
 PLAN_STEPS, STEP_CHARS, PROSE_CHARS, TRIED_PLANS = 10, 300, 1200, 2
@@ -122,6 +124,13 @@ def failure_facts(outcome: Any) -> dict[str, str]:
     return {"failed": what, "error": error, "line": where}
 
 
+def qa_hypothesis(text: str) -> str:
+    """The QA model's hypothesis in one line: its prose, without the code a small model writes anyway (its prompt
+    says it never writes code). Code kept in the report, the Developer ran it as its next block; a reply that is
+    only code gives no hypothesis."""
+    return " ".join(FENCED.sub(" ", text).replace("`", "").split())[:HYPOTHESIS_CHARS] or "none given"
+
+
 def plan_steps(text: str) -> str:
     """The plan the Developer gets: the Planner's first numbered list, one line a step, without the code a small
     model writes into its plan anyway (its prompt says it never writes code; the Developer writes it). A reply with
@@ -165,9 +174,12 @@ class Team:
                 continue
             own = providers(role.model) if role.model is not None else provider
             llm_config = own.llm_config()
-            if role.role == "planner" and replan is not None:  # (AG2 passes a config entry's keys to create())
+            entry = llm_config["config_list"][0]  # (AG2 passes a config entry's keys to create())
+            if role.role == "planner" and replan is not None:
                 self.plan_sampling = own.sampling_params(*replan)
-                llm_config["config_list"][0].update(self.plan_sampling)
+                entry.update(self.plan_sampling)
+            if role.role == "qa":  # one sentence is kept: the rest would be decoded for nothing
+                entry["max_tokens"] = min(entry.get("max_tokens") or QA_MAX_TOKENS, QA_MAX_TOKENS)
             with quiet_ag2():
                 agent = AssistantAgent(role.name, llm_config=llm_config, human_input_mode="NEVER",
                                        system_message=role.system_text or render(f"team_{role.role}"))
@@ -216,6 +228,6 @@ class Team:
         facts = failure_facts(outcome)
         asked = render("team_qa_ask", task=task, code=code[-3000:], report=outcome.feedback[-3000:], **facts)
         turn = self._ask("qa", asked)
-        hypothesis = " ".join(turn.content.replace("```", "").split())[:HYPOTHESIS_CHARS] or "none given"
+        hypothesis = qa_hypothesis(turn.content)
         turn.content = render("team_qa_report", who=turn.name, hypothesis=hypothesis, **facts)
         return turn

@@ -15,7 +15,7 @@ from agents.conversation import RunOptions, run_scenario
 from agents.metrics import batch_metrics, run_facts
 from agents.replay.html import render_html
 from agents.scenario import load_scenario
-from agents.team import check_detail, failure_facts, plan_ask, plan_steps
+from agents.team import check_detail, failure_facts, plan_ask, plan_steps, qa_hypothesis
 from agents.transcript import load_transcript
 from tests.conftest import IMAGE, ROOT, py
 from tests.helpers import run_cli
@@ -57,6 +57,28 @@ def test_the_plan_keeps_its_numbered_steps_and_drops_the_planners_code():
     assert plan_steps("Step 1: read it\nStep 2: print it") == "Step 1: read it\nStep 2: print it"
     assert plan_steps("Read the file, then sum it.\n```python\nprint(1)") == "Read the file, then sum it."
     assert len(plan_steps("\n".join(f"{n}. step {n}" for n in range(1, 30))).splitlines()) == 10
+
+
+def test_the_qa_hypothesis_keeps_its_prose_and_drops_the_code_the_developer_would_run():
+    reply = ("The loop stops one short; use `range(n + 1)`.\n```python\ndef edit_distance(a, b):\n    dp = [[0]]\n```\n"
+             "Then index dp[i][j].")
+    assert qa_hypothesis(reply) == "The loop stops one short; use range(n + 1). Then index dp[i][j]."
+    assert qa_hypothesis("```python\ndp = [[0] * (n + 1)]\n```") == "none given"
+    assert qa_hypothesis("It divides by zero.\n```python\nprint(1 / 0") == "It divides by zero."  # unclosed
+    assert len(qa_hypothesis("why " * 200)) <= 300
+
+
+def test_the_qa_model_is_asked_for_a_sentence_and_the_planner_keeps_its_length():
+    from agents.models.scripted import ScriptedConfig, ScriptedProvider
+    from agents.scenario import RoleConfig
+    from agents.team import QA_MAX_TOKENS, Team
+
+    provider = ScriptedProvider("scripted", ScriptedConfig(replies=["1. Print it."]))
+    roles = [RoleConfig(role=r) for r in ("planner", "developer", "qa")]
+    team = Team(roles, provider, lambda _: provider, SimpleNamespace(), SimpleNamespace(), lambda _: None, 2,
+                replan=(0.7, 5, 0.9))
+    qa, planner = (team.agents[r][0].llm_config["config_list"][0] for r in ("qa", "planner"))
+    assert qa["max_tokens"] == QA_MAX_TOKENS < 300 and planner.get("max_tokens") is None
 
 
 def test_a_fresh_attempts_planner_reads_the_last_plans_and_what_came_of_them():
