@@ -32,6 +32,7 @@ from agents.ag2_adapter import quiet_ag2
 from agents.feedback import error_line
 from agents.prompts import render
 from agents.protocols import Display, ModelProvider, Recorder
+from agents.sandbox.filenames import CHECKS_DIR
 
 TRACEBACK_LINE = re.compile(r'File "(?:/workspace/)?([^"]+)", line (\d+)')
 TRACEBACK_START = "Traceback (most recent call last):"
@@ -78,6 +79,18 @@ def raised_in(detail: str) -> tuple[str, str] | None:
     return raised[-1][:DETAIL_CHARS], own_line(TRACEBACK_LINE.findall("\n".join(lines)), by_name=True)
 
 
+def raised_by_test(detail: str) -> tuple[str, str] | None:
+    """The exception a failed test got from the program itself, in the test's own process (`E   ValueError:
+    invalid email`, an ImportError of a name the test needs), with its line when the detail shows one; None for a
+    failed assertion (the code ran, and its result is wrong)."""
+    thrown = next((line for line in pytest_said(detail) if EXCEPTION.match(line)), None)
+    if thrown is None or thrown.startswith("AssertionError"):
+        return None
+    frames = [(f, n) for f, n in TRACEBACK_LINE.findall(detail) + COMPILER_LINE.findall(detail)
+              if not PurePath(f).name.startswith("test_") and CHECKS_DIR not in f]
+    return thrown[:DETAIL_CHARS], own_line(frames, by_name=True)
+
+
 def own_line(frames: list[tuple[str, str]], by_name: bool = False) -> str:
     """The last (file, line) frame of the program's own files, not Python's (`/usr/...`, `<frozen ...>`)."""
     own = [(f, n) for f, n in frames if not f.startswith(("/usr/", "<"))]
@@ -118,6 +131,9 @@ def failure_facts(outcome: Any) -> dict[str, str]:
     raised = raised_in(failed[0].detail or "") if failed and not crashed else None
     if raised is not None:
         return {"failed": what, "error": raised[0], "line": raised[1]}
+    thrown = raised_by_test(failed[0].detail or "") if failed and not crashed else None
+    if thrown is not None:
+        return {"failed": what, "error": thrown[0], "line": thrown[1]}
     said = pytest_said(output) if crashed and PYTEST_FAILED.search(output) else []
     error = (said[0][:DETAIL_CHARS] if said else error_line(output)) if crashed else \
         "none: the code ran, and its result is wrong"

@@ -139,6 +139,23 @@ def test_the_qa_report_names_the_programs_exception_when_a_test_quotes_its_trace
     assert failure_facts(crash)["error"] == "NameError: name 'x' is not defined"
 
 
+def test_the_qa_report_names_an_exception_the_program_raised_inside_a_hidden_test():
+    def ran(detail: str) -> dict[str, str]:
+        check = SimpleNamespace(name="pytest (hidden tests): 'test_signup.py'", passed=False, detail=detail)
+        return failure_facts(SimpleNamespace(checks=[check], results=[SimpleNamespace(exit_code=0, output="")]))
+
+    # the program's own exception in the test's process (signup_normalize_email), not "the code ran"
+    raised = ran("1 of 9 tests failed: test_register\ntest_register:\n>       assert register(users, ' Bob@X.com ') == 'b'\n"
+                 "E           ValueError: invalid email: ' Bob@X.com '\nsignup.py:12: ValueError")
+    assert (raised["error"], raised["line"]) == ("ValueError: invalid email: ' Bob@X.com '", "signup.py line 12")
+    missing = ran("E   ImportError: cannot import name 'normalize_email' from 'validators' (/workspace/validators.py)")
+    assert missing["error"].startswith("ImportError: cannot import name 'normalize_email'")
+    assert missing["line"] == "not shown in the output"
+    # a wrong result is still a wrong result
+    assert ran("E       AssertionError: quiet_hours is None")["error"] == "none: the code ran, and its result is wrong"
+    assert ran("E       assert 899 == 900")["error"] == "none: the code ran, and its result is wrong"
+
+
 @pytest.mark.docker
 def test_a_team_plans_fixes_with_a_structured_qa_report_and_every_role_is_recorded(tmp_path, sandbox_image,
                                                                                     workspaces):
