@@ -145,7 +145,8 @@ def test_the_qa_report_names_an_exception_the_program_raised_inside_a_hidden_tes
         return failure_facts(SimpleNamespace(checks=[check], results=[SimpleNamespace(exit_code=0, output="")]))
 
     # the program's own exception in the test's process (signup_normalize_email), not "the code ran"
-    raised = ran("1 of 9 tests failed: test_register\ntest_register:\n>       assert register(users, ' Bob@X.com ') == 'b'\n"
+    raised = ran("1 of 9 tests failed: test_register\ntest_register:\n"
+                 ">       assert register(users, ' Bob@X.com ') == 'b'\n"
                  "E           ValueError: invalid email: ' Bob@X.com '\nsignup.py:12: ValueError")
     assert (raised["error"], raised["line"]) == ("ValueError: invalid email: ' Bob@X.com '", "signup.py line 12")
     missing = ran("E   ImportError: cannot import name 'normalize_email' from 'validators' (/workspace/validators.py)")
