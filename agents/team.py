@@ -128,12 +128,10 @@ def failure_facts(outcome: Any) -> dict[str, str]:
     frames = TRACEBACK_LINE.findall(output) or COMPILER_LINE.findall(output)
     where = own_line(frames)
     crashed = last is not None and last.exit_code != 0
-    raised = raised_in(failed[0].detail or "") if failed and not crashed else None
+    detail = (failed[0].detail or "") if failed and not crashed else ""
+    raised = (raised_in(detail) or raised_by_test(detail)) if detail else None
     if raised is not None:
         return {"failed": what, "error": raised[0], "line": raised[1]}
-    thrown = raised_by_test(failed[0].detail or "") if failed and not crashed else None
-    if thrown is not None:
-        return {"failed": what, "error": thrown[0], "line": thrown[1]}
     said = pytest_said(output) if crashed and PYTEST_FAILED.search(output) else []
     error = (said[0][:DETAIL_CHARS] if said else error_line(output)) if crashed else \
         "none: the code ran, and its result is wrong"
@@ -194,8 +192,9 @@ class Team:
             if role.role == "planner" and replan is not None:
                 self.plan_sampling = own.sampling_params(*replan)
                 entry.update(self.plan_sampling)
-            if role.role == "qa":  # one sentence is kept: the rest would be decoded for nothing
-                entry["max_tokens"] = min(entry.get("max_tokens") or QA_MAX_TOKENS, QA_MAX_TOKENS)
+            if role.role == "qa":  # one sentence is kept: the rest would be decoded for nothing (a model
+                configured = getattr(own.config, "max_tokens", None)  # set lower keeps its own limit)
+                entry["max_tokens"] = min(configured or QA_MAX_TOKENS, QA_MAX_TOKENS)
             with quiet_ag2():
                 agent = AssistantAgent(role.name, llm_config=llm_config, human_input_mode="NEVER",
                                        system_message=role.system_text or render(f"team_{role.role}"))
