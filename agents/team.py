@@ -37,6 +37,10 @@ from agents.sandbox.filenames import CHECKS_DIR
 TRACEBACK_LINE = re.compile(r'File "(?:/workspace/)?([^"]+)", line (\d+)')
 TRACEBACK_START = "Traceback (most recent call last):"
 EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b:?")
+CALL_RAISED = re.compile(r"\braised ([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b.*?)"
+                         r"(?: at: (.+?))?; expected ")
+"""A docstring example that raised, as the HumanEval examples check says it: `f(1) raised ValueError: … at: <the
+source line>; expected 2`."""
 PYTEST_FAILED = re.compile(r"\b\d+ failed\b")
 COMPILER_LINE = re.compile(r"^([\w./-]+\.\w+):(\d+)(?::\d+)?: ", re.MULTILINE)
 HYPOTHESIS_CHARS, DETAIL_CHARS = 300, 240
@@ -81,9 +85,13 @@ def raised_in(detail: str) -> tuple[str, str] | None:
 
 def raised_by_test(detail: str) -> tuple[str, str] | None:
     """The exception a failed test got from the program itself, in the test's own process (`E   ValueError:
-    invalid email`, an ImportError of a name the test needs), with its line when the detail shows one; None for a
-    failed assertion (the code ran, and its result is wrong)."""
-    thrown = next((line for line in pytest_said(detail) if EXCEPTION.match(line)), None)
+    invalid email`, an ImportError of a name the test needs, a docstring example's call that raised), with its line
+    when the detail shows one; None for a failed assertion (the code ran, and its result is wrong)."""
+    said = pytest_said(detail)
+    example = next((m for m in map(CALL_RAISED.search, said) if m), None)
+    if example is not None:  # a docstring example's call raised: its exception and source line, not "the code ran"
+        return example.group(1)[:DETAIL_CHARS], example.group(2) or "not shown in the output"
+    thrown = next((line for line in said if EXCEPTION.match(line)), None)
     if thrown is None or thrown.startswith("AssertionError"):
         return None
     frames = [(f, n) for f, n in TRACEBACK_LINE.findall(detail) + COMPILER_LINE.findall(detail)

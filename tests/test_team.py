@@ -152,6 +152,13 @@ def test_the_qa_report_names_an_exception_the_program_raised_inside_a_hidden_tes
     missing = ran("E   ImportError: cannot import name 'normalize_email' from 'validators' (/workspace/validators.py)")
     assert missing["error"].startswith("ImportError: cannot import name 'normalize_email'")
     assert missing["line"] == "not shown in the output"
+    # a docstring example that raised (the HumanEval examples check): its exception and source line
+    example = ran("E       AssertionError: 1 of 1 examples from the docstring failed:\n"
+                  "E       sort_numbers('three one five') raised ValueError: invalid literal for int() with base 10: "
+                  "'three' at: nums = [int(n) for n in nums]; expected 'one three five'\n"
+                  "E       Find the mistake that makes it return these values, then fix the function.")
+    assert (example["error"], example["line"]) == ("ValueError: invalid literal for int() with base 10: 'three'",
+                                                   "nums = [int(n) for n in nums]")
     # a wrong result is still a wrong result
     assert ran("E       AssertionError: quiet_hours is None")["error"] == "none: the code ran, and its result is wrong"
     assert ran("E       assert 899 == 900")["error"] == "none: the code ran, and its result is wrong"
