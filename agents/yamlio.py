@@ -87,8 +87,11 @@ def describe_validation(exc: ValidationError, origin: str, lines: dict[Loc, int]
     """First validation error as one line: `file:line: key.path: message`."""
     errors = exc.errors()  # a typo'd key first: it is usually why a required one looks missing
     err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
-    loc = prefix + tuple(p for p in err["loc"]  # validators' and union tags' names (`<named>`) are not keys
+    *inner, last = err["loc"] or ("",)  # an unknown key is the location's last part, whatever it looks like (`<`)
+    loc = prefix + tuple(p for p in inner  # validators' and union tags' names (`<named>`) are not keys
                          if not (isinstance(p, str) and (p.startswith("function-") or p.startswith("<"))))
+    if err["type"] == "extra_forbidden" or not (isinstance(last, str) and last.startswith(("function-", "<"))):
+        loc += (last,)
     real: Loc = ()
     for part in loc:  # discriminated unions repeat the tag: termination.regex.regex -> termination.regex
         if not real or real[-1] != part:

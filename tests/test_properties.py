@@ -100,6 +100,7 @@ def assert_scenario_or_one_line(text: str) -> None:
 @example("checks: 1")  # found: a traceback ('int' object is not iterable)
 @example("checks: 08")  # found: 'unknown check' at line '?'
 @example("task: t\nmodel:\n  provider: cripted\n  replies: [x]\n")  # found: no file:line for the provider
+@example("<:")  # found: an IndexError (an unknown key that looks like a union tag)
 def test_any_yaml_gives_a_scenario_or_one_file_line_error(text):
     assert_scenario_or_one_line(text)
 
