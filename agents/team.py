@@ -36,9 +36,9 @@ from agents.sandbox.filenames import CHECKS_DIR
 
 TRACEBACK_LINE = re.compile(r'File "(?:/workspace/)?([^"]+)", line (\d+)')
 TRACEBACK_START = "Traceback (most recent call last):"
-EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b:?")
-CALL_RAISED = re.compile(r"\braised ([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b.*?)"
-                         r"(?: at: (.+?))?; expected ")
+EXCEPTION_NAME = r"[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b"
+EXCEPTION = re.compile(rf"^{EXCEPTION_NAME}:?")
+CALL_RAISED = re.compile(rf"\braised ({EXCEPTION_NAME}.*?)(?: at: (.+?))?; expected ")
 """A docstring example that raised, as the HumanEval examples check says it: `f(1) raised ValueError: … at: <the
 source line>; expected 2`."""
 PYTEST_FAILED = re.compile(r"\b\d+ failed\b")

@@ -87,11 +87,10 @@ def describe_validation(exc: ValidationError, origin: str, lines: dict[Loc, int]
     """First validation error as one line: `file:line: key.path: message`."""
     errors = exc.errors()  # a typo'd key first: it is usually why a required one looks missing
     err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
-    *inner, last = err["loc"] or ("",)  # an unknown key is the location's last part, whatever it looks like (`<`)
-    loc = prefix + tuple(p for p in inner  # validators' and union tags' names (`<named>`) are not keys
-                         if not (isinstance(p, str) and (p.startswith("function-") or p.startswith("<"))))
-    if err["type"] == "extra_forbidden" or not (isinstance(last, str) and last.startswith(("function-", "<"))):
-        loc += (last,)
+    parts = err["loc"]  # an unknown key is the location's last part, whatever it looks like (`<`)
+    unknown = len(parts) - 1 if err["type"] == "extra_forbidden" else -1
+    loc = prefix + tuple(p for i, p in enumerate(parts)  # validators' and union tags' names (`<named>`) are not keys
+                         if i == unknown or not (isinstance(p, str) and p.startswith(("function-", "<"))))
     real: Loc = ()
     for part in loc:  # discriminated unions repeat the tag: termination.regex.regex -> termination.regex
         if not real or real[-1] != part:
