@@ -13,6 +13,7 @@ from agents.compiler_output import first_error_line, signal_name, summarize
 from agents.dropped_defs import Kept
 from agents.figures import describe
 from agents.languages import BY_TAG, LANGUAGES, language_of_path
+from agents.missing_files import missing_file_note
 from agents.prompts import render, resend_files
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import LOCALS_HEADER
@@ -344,6 +345,8 @@ def _report(outcome: Outcome, workspace: Path | None = None, files_task: bool = 
         files += render("unsaved_module", path=path, names=", ".join(f"{n}()" for n in names[:4])) + "\n\n"
     if outcome.kept:  # a whole-file block left out what the code still needs: it was kept
         files += "\n".join(k.text() for k in outcome.kept) + "\n\n"
+    if last.exit_code != 0 and (missing := missing_file_note(last.output, workspace)):
+        files += missing + "\n\n"  # a file it asked for is not there: which files are
     failed = [c for c in outcome.checks if not c.passed]
     subject, resend = ("script", "the complete corrected script in one ```python block")
     if kernel:  # a live session: the blocks that worked need not run again

@@ -14,6 +14,7 @@ import yaml
 
 from agents.errors import BadInputError
 from agents.scenario import scenario_from_data
+from agents.task_spec import command_list, quick_checks, sandbox_block
 
 NAME = "typed"
 """The scenario name of typed tasks: their runs are under workspaces/typed/."""
@@ -57,8 +58,14 @@ def typed_scenario(fields: dict[str, str], files: dict[str, str], models: list[s
             if not value.isdigit() or int(value) < 1:
                 raise BadInputError(f"{field.replace('_', ' ')} is a whole number of at least 1")
             strategy[key] = int(value)
+    sandbox = sandbox_block(fields.get("languages", ""), fields.get("preset", ""), fields.get("session") or "kernel")
+    checks = quick_checks(fields.get("expect_output", ""), command_list(fields.get("check_commands", "")),
+                          fields.get("server", ""), fields.get("port", ""),
+                          fields.get("requests", "").splitlines())
     data: dict[str, Any] = {"name": NAME, "description": "a task typed into codeduet ui", "task": task,
-                            "sandbox": {"session": fields.get("session") or "kernel"}}
+                            "sandbox": sandbox}
+    if checks:
+        data["checks"] = checks
     if model:
         data["model"] = model
     if SETUPS[setup]:

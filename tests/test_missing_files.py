@@ -1,0 +1,53 @@
+"""A program that reads a file the workspace does not have: the report names the path and lists what is there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agents.conversation import RunOptions, run_scenario
+from agents.missing_files import missing_file_note, missing_path
+from agents.scenario import load_scenario
+from agents.transcript import load_transcript
+
+
+@pytest.mark.parametrize("output, path", [
+    ("Traceback (most recent call last):\n  File \"block01.py\", line 1\nFileNotFoundError: [Errno 2] No such file "
+     "or directory: 'data.csv'", "data.csv"),
+    ("Error: ENOENT: no such file or directory, open 'input.json'\n    at Object.openSync", "input.json"),
+    ("panic: open orders.txt: no such file or directory\n\ngoroutine 1 [running]:", "orders.txt"),
+    ("cat: notes.md: No such file or directory", "notes.md"),
+    ("python3: can't open file '/workspace/app.py': [Errno 2] No such file or directory", "/workspace/app.py"),
+])
+def test_the_missing_path_is_read_from_each_runtime_s_words(output, path):
+    assert missing_path(output) == path
+
+
+def test_nothing_missing_gives_no_note(tmp_path: Path):
+    assert missing_file_note("ZeroDivisionError: division by zero", tmp_path) == ""
+    assert missing_path("all good") is None
+
+
+def test_the_note_lists_the_workspace_files_and_leaves_codeduet_s_own_out(tmp_path: Path):
+    (tmp_path / "sales.csv").write_text("city,amount\n")
+    (tmp_path / "block01.py").write_text("open('data.csv')\n")
+    note = missing_file_note("FileNotFoundError: [Errno 2] No such file or directory: 'data.csv'", tmp_path)
+    assert "`data.csv` does not exist" in note and "- sales.csv" in note and "block01.py" not in note
+
+
+def test_an_empty_workspace_says_to_use_the_task_s_text(tmp_path: Path):
+    note = missing_file_note("FileNotFoundError: [Errno 2] No such file or directory: 'data.csv'", tmp_path)
+    assert "holds no files" in note and "task's text" in note
+
+
+READS = "```python\nimport csv\nrows = list(csv.reader(open('data.csv')))\nprint(len(rows))\n```"
+INLINE = "```python\nTEXT = 'city,amount\\nOslo,3\\n'\nprint(len(TEXT.splitlines()))\n```"
+
+
+def test_a_run_that_reads_a_file_that_is_not_there_is_told_which_files_are(loop_file, workspaces):
+    path = loop_file([READS, INLINE], files={"sales.csv": "city,amount\nOslo,3\n"})
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    report = load_transcript(result.run_dir)["messages"][2]["content"]
+    assert "The file `data.csv` does not exist" in report and "- sales.csv" in report
