@@ -10,6 +10,7 @@ import re
 import shlex
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from pydantic import Field
 
@@ -36,6 +37,8 @@ class CheckResult:
     check can still be told apart."""
     tests: int | None = None
     """For a pytest check: how many tests it ran."""
+    figures: list[dict[str, Any]] | None = None
+    """Images the check made, shown as a block's figures are: a page check's screenshot (agents/check_page.py)."""
 
     @property
     def judged(self) -> bool:
@@ -50,7 +53,7 @@ class CheckResult:
 NOT_JUDGED = "not judged: the last block failed"
 """How an output check's detail starts when the block crashed (CheckResult.judged)."""
 
-Verdict = tuple[bool, str] | tuple[bool, str, int, int]
+Verdict = tuple[bool, str] | tuple[bool, str, int, int] | tuple[bool, str, None, None, list[dict[str, Any]]]
 """What a check's `evaluate` returns: CheckResult's fields after its name."""
 
 
@@ -218,13 +221,19 @@ def command_failure(result: ExecResult, expected: int, report: TestReport | None
     return f"{head}:\n" + ("\n".join(lines)[-1500:] or "(no output)")
 
 
-Check = CHECKS.union()
+def __getattr__(name: str) -> Any:
+    """`Check`: the type of a scenario's check, one of the kinds registered, computed when asked, so that it holds the
+    kinds of their own modules (agents/check_http.py), whichever module was imported first."""
+    if name == "Check":
+        return CHECKS.union()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def run_checks(checks: list[Check], base_dir: Path, executor: Executor, last: ExecResult) -> list[CheckResult]:
+def run_checks(checks: list[CheckKind], base_dir: Path, executor: Executor, last: ExecResult) -> list[CheckResult]:
     """Evaluate every check (a scenario's, its files beside `base_dir`) against the last execution and the
     workspace. An output check passes only on the output of a run that exited 0 (or of a command-line tool printing
     its usage); a file or pytest check judges the workspace, whatever the exit code."""
+    check_page.number_pages(checks)
     return [CheckResult(check.label(), *check.evaluate(last, executor, base_dir)) for check in checks]
 
 
@@ -287,3 +296,6 @@ def pytest_summary(output: str, passed: int = 0, total: int = 0, limit: int = 15
     head = f"{total - passed} of {total} tests failed: {names}" if total > 1 else f"Failed: {names}"
     parts = [head] + [f"{title}:\n" + "\n".join(_failure_lines(body)) for title, body in sections[:shown]]
     return "\n".join(parts)[:limit]
+
+
+from agents import check_http, check_page  # noqa: E402, F401  (the kinds of their own modules register themselves)
