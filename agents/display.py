@@ -68,6 +68,8 @@ def outcome_text(outcome: dict[str, Any]) -> Text:
             text.append(f"  🖼 figure {describe(figure)}\n", style="cyan")
     for c in outcome.get("checks", []):
         text.append(f"{'✔' if c['passed'] else '✘'} check {c['name']}\n", style="green" if c["passed"] else "red")
+        for figure in c.get("figures") or []:  # a page check's screenshot
+            text.append(f"  🖼 screenshot {describe(figure)}\n", style="cyan")
     for lang in outcome.get("not_run", []):
         text.append(f"· ```{lang} block not run (not a language the sandbox runs)\n", style="yellow")
     return text

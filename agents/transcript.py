@@ -262,7 +262,8 @@ EXECUTION: Shape = {"exit_code": int, "output": str, "duration_s": NUMBER, "file
                     "refused": str, "files": [dict], "timed_out": bool, "truncated": bool, "oom_killed": bool,
                     "disk_full": bool, "sandbox_lost": str, "saved_only": bool, "usage": bool}
 OUTCOME: Shape = {"kind": str, "summary": str, "success": bool, "executions": [EXECUTION],
-                  "checks": [{"name": str, "passed": bool, "detail": str}], "files": [dict], "written": [str]}
+                  "checks": [{"name": str, "passed": bool, "detail": str, "figures": [dict]}], "files": [dict],
+                  "written": [str]}
 EVENT: Shape = {
     "format": str, "run_id": str, "run_dir": str, "scenario": dict, "started_at": str, "ended_at": str,
     "warnings": list, "index": int, "attempt": int, "turn": int, "role": str, "content": str, "sender": str,

@@ -123,15 +123,17 @@ def not_run_html(languages: list[str]) -> str:
     return f'<ul class="not-run">{items}</ul>' if items else ""
 
 
-def checks_html(checks: list[dict[str, Any]]) -> str:
-    """The acceptance checks of a turn, passed or failed."""
+def checks_html(checks: list[dict[str, Any]], workspace: Path | None = None) -> str:
+    """The acceptance checks of a turn, passed or failed, with the images they made (a page check's screenshot,
+    read from `workspace`)."""
     if not checks:
         return ""
     items = []
     for c in checks:
         detail = f'<div class="detail">{esc(c["detail"])}</div>' if c.get("detail") else ""
         verdict = ("pass", "✔") if c.get("passed") else ("fail", "✘")
-        items.append(f'<li class="{verdict[0]}">{verdict[1]} {esc(c.get("name"))}{detail}</li>')
+        items.append(f'<li class="{verdict[0]}">{verdict[1]} {esc(c.get("name"))}{detail}'
+                     f'{figures_html(c, workspace)}</li>')
     return f'<ul class="checks">{"".join(items)}</ul>'
 
 
@@ -154,7 +156,7 @@ def message_html(m: dict[str, Any], started: Any, run: Path | None = None) -> st
     if outcome.get("executions") or outcome.get("checks"):
         workspace = run / workspace_name(int(m.get("attempt") or 1)) if run is not None else None
         body = ("".join(execution_html(e, workspace) for e in outcome.get("executions", []))
-                + checks_html(outcome.get("checks", [])) + not_run_html(outcome.get("not_run", []))
+                + checks_html(outcome.get("checks", []), workspace) + not_run_html(outcome.get("not_run", []))
                 + f'<details class="feedback"><summary>reply sent to the assistant</summary>'
                   f'{content_html(m.get("content"))}</details>')
     else:

@@ -1,0 +1,413 @@
+"""codeduet's page check inside the sandbox (standard library only; agents/check_page.py writes it fresh into the
+checks folder before each run): start the page's server when there is one, load the page in a headless Chromium
+driven over the DevTools protocol on a pipe (--remote-debugging-pipe: commands in on fd 3, replies out on fd 4,
+each a JSON text ended by NUL), run the steps, save a screenshot, stop everything it started, and print one line:
+MARKER and the result as JSON.
+
+Usage: python3 page_check.py SPEC_JSON
+"""
+
+import base64
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+MARKER = "CODEDUET_PAGE_RESULT "
+BROWSERS = ("/usr/lib/chromium/chromium-headless-shell", "/usr/lib/chromium/chromium", "chromium-headless-shell",
+            "chromium", "chromium-browser", "google-chrome")
+FLAGS = ["--headless", "--no-sandbox", "--no-zygote", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+         "--no-default-browser-check", "--disable-extensions", "--disable-background-networking", "--disable-sync",
+         "--disable-component-update", "--disable-breakpad", "--disable-crash-reporter", "--mute-audio",
+         "--hide-scrollbars", "--allow-file-access-from-files", "--font-render-hinting=none",
+         "--remote-debugging-pipe", "about:blank"]
+STEP_WAIT = 2.0
+"""Seconds a step that does not hold yet is tried again (a page that renders after a timer or a fetch)."""
+LOG_MAX = 1500
+
+FIND = """(function (sel) {
+  const all = [...document.querySelectorAll(sel)];
+  const shown = all.filter(e => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden');
+  const el = all[0];
+  const field = el && ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName);
+  const text = el ? (field ? el.value : (el.innerText ?? el.textContent)) : null;
+  return {count: all.length, shown: shown.length, text: text, displayed: !!el && shown.includes(el)};
+})(%s)"""
+CLICK = """(function (sel) {
+  const el = document.querySelector(sel);
+  el.scrollIntoView({block: 'center'});
+  el.click();
+  return true;
+})(%s)"""
+FOCUS = """(function (sel) {
+  const el = document.querySelector(sel);
+  el.scrollIntoView({block: 'center'});
+  el.focus();
+  const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+  const setter = Object.getOwnPropertyDescriptor(proto, 'value');
+  if ('value' in el && setter) { setter.set.call(el, ''); }
+  return document.activeElement === el;
+})(%s)"""
+CHANGED = """(function (sel) {
+  const el = document.querySelector(sel);
+  el.dispatchEvent(new Event('change', {bubbles: true}));
+  return 'value' in el ? el.value : el.textContent;
+})(%s)"""
+SETTLE = """new Promise(done => { setTimeout(done, 300);
+  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 50))); })"""
+
+
+class BrowserError(Exception):
+    """The browser went away, or answered a command with an error."""
+
+
+class Browser:
+    """One headless Chromium in its own process group, spoken to over the DevTools pipe."""
+
+    def __init__(self, binary, profile, log):
+        to_browser, self._out = os.pipe()
+        self._in, from_browser = os.pipe()
+        # moved above 4 first, so that placing them at 3 and 4 in the child cannot overwrite one with the other
+        high = [os.dup2(fd, 10 + i, inheritable=False) for i, fd in enumerate((to_browser, from_browser))]
+        for fd in (to_browser, from_browser):
+            os.close(fd)
+
+        def place():
+            os.dup2(high[0], 3)
+            os.dup2(high[1], 4)
+
+        env = dict(os.environ, HOME=profile, XDG_CONFIG_HOME=profile, XDG_CACHE_HOME=profile, TMPDIR=profile)
+        self.proc = subprocess.Popen([binary, *FLAGS[:-1], "--user-data-dir=" + profile, FLAGS[-1]],
+                                     stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, close_fds=False,
+                                     preexec_fn=place, start_new_session=True)
+        for fd in high:
+            os.close(fd)
+        self._buffer, self._next, self.events = b"", 0, []
+
+    def call(self, method, params=None, session=None, timeout=15.0):
+        """Send one command and wait for its reply (events that arrive meanwhile are kept in `events`)."""
+        self._next += 1
+        message = {"id": self._next, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        data = json.dumps(message).encode() + b"\0"
+        try:
+            while data:
+                data = data[os.write(self._out, data):]
+        except OSError as exc:
+            raise BrowserError("the browser went away (%s)" % exc) from None
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self.receive(deadline)
+            if reply is None:
+                raise BrowserError("the browser did not answer %s in %g s" % (method, timeout))
+            if reply.get("id") == self._next:
+                if "error" in reply:
+                    raise BrowserError("%s: %s" % (method, reply["error"].get("message")))
+                return reply.get("result") or {}
+            if "method" in reply:
+                self.events.append(reply)
+
+    def receive(self, deadline):
+        """The next message from the browser, or None at the deadline."""
+        while b"\0" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._in], [], [], left)[0]:
+                return None
+            chunk = os.read(self._in, 1 << 20)
+            if not chunk:
+                raise BrowserError("the browser went away (exit code %s)" % self.proc.poll())
+            self._buffer += chunk
+        raw, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(raw)
+
+    def wait_event(self, name, deadline):
+        """Until the event `name` arrives (True) or the deadline passes (False)."""
+        while True:
+            if any(e.get("method") == name for e in self.events):
+                self.events = [e for e in self.events if e.get("method") != name]
+                return True
+            message = self.receive(deadline)
+            if message is None:
+                return False
+            if "method" in message:
+                self.events.append(message)
+
+    def drain(self, deadline):
+        """Keep the events that arrive until the deadline."""
+        message = self.receive(deadline)
+        while message is not None:
+            if "method" in message:
+                self.events.append(message)
+            message = self.receive(deadline)
+
+    def close(self):
+        """Kill the browser's whole process group."""
+        for fd in (self._in, self._out):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        kill_group(self.proc)
+
+
+def kill_group(proc):
+    """SIGKILL a process started with start_new_session, and every process of its group; reap it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def find_browser(wanted=None):
+    """The headless browser's path, or None."""
+    for name in ([wanted] if wanted else []) + list(BROWSERS):
+        path = name if os.path.isabs(name) else shutil.which(name)
+        if path and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def tail(path, limit=LOG_MAX):
+    """The end of a log file."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(max(0, os.path.getsize(path) - limit))
+            return fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def start_server(spec, scratch):
+    """Start the page's server (sh -c, its own process group) and wait for its port: (process, log, problem)."""
+    log_path = os.path.join(scratch, "server.log")
+    log = open(log_path, "wb")
+    proc = subprocess.Popen(["sh", "-c", spec["start"]], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                            start_new_session=True)
+    started, deadline = time.monotonic(), time.monotonic() + spec.get("ready_timeout", 20)
+    while time.monotonic() < deadline:
+        with socket.socket() as probe:
+            probe.settimeout(0.5)
+            if probe.connect_ex(("127.0.0.1", spec["port"])) == 0:
+                return proc, log_path, None
+        if proc.poll() is not None:
+            return proc, log_path, "the server (`%s`) exited with %s before it listened on port %d" % (
+                spec["start"], proc.returncode, spec["port"])
+        time.sleep(0.1)
+    return proc, log_path, "the server (`%s`) did not listen on port %d within %g s" % (
+        spec["start"], spec["port"], time.monotonic() - started)
+
+
+def page_url(spec):
+    """The address to open: a path on the started server, or a workspace file; (url, problem)."""
+    target = spec["open"]
+    if spec.get("port"):
+        return "http://127.0.0.1:%d/%s" % (spec["port"], target.lstrip("/")), None
+    path, _, rest = target.partition("#")
+    path, query, search = path.partition("?")
+    full = os.path.abspath(path)
+    if not os.path.isfile(full):
+        here = sorted(n for n in os.listdir(".") if not n.startswith("."))[:20]
+        return None, "%s does not exist in the workspace (it holds: %s)" % (path, ", ".join(here) or "nothing")
+    return "file://" + urllib.parse.quote(full) + query + search + ("#" + rest if "#" in target else ""), None
+
+
+def page_errors(events):
+    """The page's uncaught exceptions, console errors and failed loads, in order (at most 10)."""
+    out = []
+    for e in events:
+        p = e.get("params") or {}
+        if e.get("method") == "Runtime.exceptionThrown":
+            d = p.get("exceptionDetails") or {}
+            text = ((d.get("exception") or {}).get("description") or d.get("text") or "").split("\n    at ")[0]
+            where = os.path.basename(d.get("url") or "")
+            out.append("%s%s" % (text, " (%s:%s)" % (where, d.get("lineNumber", 0) + 1) if where else ""))
+        elif e.get("method") == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+            out.append("console.error: " + " ".join(str(a.get("value", a.get("description", "")))
+                                                    for a in p.get("args") or []))
+        elif e.get("method") == "Log.entryAdded" and (p.get("entry") or {}).get("level") == "error":
+            entry = p["entry"]
+            if (entry.get("url") or "").endswith("/favicon.ico"):  # asked for by the browser, not the page
+                continue
+            out.append("%s%s" % (entry.get("text"), " (%s)" % entry["url"] if entry.get("url") else ""))
+    return [line[:300] for line in out[:10]]
+
+
+def run_steps(browser, session, steps):
+    """Run the steps in order until one fails: (steps passed, the failed step's message or None)."""
+    def evaluate(template, selector):
+        result = browser.call("Runtime.evaluate", {"expression": template % json.dumps(selector),
+                                                   "returnByValue": True, "awaitPromise": True}, session)
+        if "exceptionDetails" in result:
+            raise BrowserError((result["exceptionDetails"].get("exception") or {}).get("description")
+                               or result["exceptionDetails"].get("text"))
+        return (result.get("result") or {}).get("value")
+
+    for n, step in enumerate(steps, 1):
+        kind, arg = next(iter(step.items()))
+        selector = arg if isinstance(arg, str) else arg["selector"]
+        deadline = time.monotonic() + STEP_WAIT
+        while True:
+            try:
+                found = evaluate(FIND, selector)
+            except BrowserError as exc:
+                return n - 1, "step %d: the selector %s is not valid CSS (%s)" % (n, json.dumps(selector), exc)
+            problem = judge(kind, arg, selector, found)
+            if problem is None or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        if problem is None and kind == "click":
+            evaluate(CLICK, selector)
+        elif problem is None and kind == "type":
+            evaluate(FOCUS, selector)
+            for ch in arg["text"]:
+                browser.call("Input.dispatchKeyEvent", {"type": "keyDown", "text": ch, "key": ch,
+                                                        "unmodifiedText": ch}, session)
+                browser.call("Input.dispatchKeyEvent", {"type": "keyUp", "key": ch}, session)
+            value = evaluate(CHANGED, selector)
+            if value != arg["text"]:
+                problem = "typed %s into %s, but its value is %s" % (
+                    json.dumps(arg["text"]), json.dumps(selector), json.dumps(value))
+        if problem is not None:
+            return n - 1, "step %d %s" % (n, problem)
+        if kind in ("click", "type"):
+            browser.call("Runtime.evaluate", {"expression": SETTLE, "awaitPromise": True}, session)
+    return len(steps), None
+
+
+def judge(kind, arg, selector, found):
+    """Why a step does not hold on what FIND saw (None: it holds)."""
+    quoted = json.dumps(selector)
+    if kind == "count":
+        if found["shown"] == arg["equals"]:
+            return None
+        hidden = " (%d match, %d of them hidden)" % (found["count"], found["count"] - found["shown"]) \
+            if found["count"] != found["shown"] else ""
+        return "count of %s: expected %d shown, got %d%s" % (quoted, arg["equals"], found["shown"], hidden)
+    if not found["count"]:
+        return "%s %s: no element matches %s" % (kind, quoted, quoted) if kind != "text" else \
+            "text of %s: no element matches %s" % (quoted, quoted)
+    if kind in ("click", "type") and not found["displayed"]:
+        return "%s %s: the element matches but is not displayed (hidden), so it cannot be used" % (kind, quoted)
+    if kind == "text":
+        got = " ".join((found["text"] or "").split())
+        if "equals" in arg and got != " ".join(arg["equals"].split()):
+            return "text of %s: expected %s, got %s" % (quoted, json.dumps(arg["equals"]), json.dumps(got[:300]))
+        if "contains" in arg and " ".join(arg["contains"].split()) not in got:
+            return "text of %s: expected it to contain %s, got %s" % (
+                quoted, json.dumps(arg["contains"]), json.dumps(got[:300]))
+    return None
+
+
+def save_png(path, data):
+    """Write the screenshot at `path` (a fresh file, never through a link)."""
+    folder = os.path.dirname(path)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    if os.path.lexists(path):
+        os.unlink(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+
+
+def check(spec, scratch):
+    """Run the whole check; the result as a dict."""
+    result = {"passed": False, "steps_passed": 0, "steps": len(spec["steps"]), "errors": []}
+    if spec.get("screenshot") and os.path.lexists(spec["screenshot"]):
+        os.unlink(spec["screenshot"])  # an earlier run's: never shown as this one's
+    binary = find_browser(spec.get("browser"))
+    if binary is None:
+        result["problem"] = "no headless browser in this sandbox"
+        result["no_browser"] = True
+        return result
+    server = None
+    browser_log = os.path.join(scratch, "browser.log")
+    try:
+        if spec.get("start"):
+            server, log_path, problem = start_server(spec, scratch)
+            result["server_log"] = tail(log_path) if problem else ""
+            if problem:
+                result["problem"] = problem
+                return result
+        url, problem = page_url(spec)
+        if problem:
+            result["problem"] = problem
+            return result
+        with open(browser_log, "wb") as log:
+            browser = Browser(binary, os.path.join(scratch, "profile"), log)
+        try:
+            result.update(drive(browser, spec, url))
+        except BrowserError as exc:
+            result["problem"] = "the browser failed: %s" % exc
+            result["browser_log"] = tail(browser_log, 600)
+        finally:
+            browser.close()
+        if server is not None:
+            result["server_log"] = tail(log_path)
+    finally:
+        if server is not None:
+            kill_group(server)
+    return result
+
+
+def drive(browser, spec, url):
+    """Open the page, run the steps, take the screenshot."""
+    out = {}
+    target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+    session = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    for domain in ("Page", "Runtime", "Log"):
+        browser.call(domain + ".enable", {}, session)
+    width, height = spec.get("viewport") or (800, 600)
+    browser.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1,
+                                                        "mobile": False}, session)
+    browser.call("Emulation.setFocusEmulationEnabled", {"enabled": True}, session)
+    navigated = browser.call("Page.navigate", {"url": url}, session)
+    if navigated.get("errorText"):
+        out["problem"] = "the page %s could not be loaded: %s" % (spec["open"], navigated["errorText"])
+    elif not browser.wait_event("Page.loadEventFired", time.monotonic() + spec.get("load_timeout", 15)):
+        out["load_note"] = "the page's load event did not come within %g s" % spec.get("load_timeout", 15)
+    if "problem" not in out:
+        browser.call("Runtime.evaluate", {"expression": SETTLE, "awaitPromise": True}, session)
+        out["steps_passed"], failed = run_steps(browser, session, spec["steps"])
+        out["passed"] = failed is None
+        if failed:
+            out["failed"] = failed
+    out["title"] = (browser.call("Runtime.evaluate", {"expression": "document.title", "returnByValue": True},
+                                 session).get("result") or {}).get("value") or ""
+    if spec.get("screenshot"):
+        shot = browser.call("Page.captureScreenshot", {"format": "png"}, session, timeout=30)
+        save_png(spec["screenshot"], base64.b64decode(shot["data"]))
+        out["screenshot"] = spec["screenshot"]
+    browser.drain(time.monotonic() + 0.05)  # the last console messages
+    out["errors"] = page_errors(browser.events)
+    return out
+
+
+def main():
+    # stopped at the time limit (timeout sends TERM first): the finally blocks still stop the browser and server
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
+    spec = json.loads(sys.argv[1])
+    scratch = tempfile.mkdtemp(prefix="codeduet-page-")
+    try:
+        result = check(spec, scratch)
+    except Exception as exc:  # reported, never a traceback the model would read as its own
+        result = {"passed": False, "problem": "the page check failed: %s: %s" % (type(exc).__name__, exc)}
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    sys.stdout.write(MARKER + json.dumps(result) + "\n")
+
+
+if __name__ == "__main__":
+    main()
