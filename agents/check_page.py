@@ -99,7 +99,7 @@ class Type(Strict):
     type: TypeText
 
 
-Step = STEPS.union()
+Step = STEPS.union("a step")
 
 
 class PageOptions(Strict):

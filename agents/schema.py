@@ -47,7 +47,10 @@ class Kinds(dict[str, type[Strict]]):
         self[next(iter(cls.model_fields))] = cls
         return cls
 
-    def union(self) -> Any:
-        """The type a field of this family has: one of the kinds, told apart by its key."""
+    def union(self, what: str | None = None) -> Any:
+        """The type a field of this family has: one of the kinds, told apart by its key; `what` names a member in
+        the one-line error an unknown key gets (`a step`: "a step is one of: exists, text, ...")."""
+        told = {"custom_error_type": "unknown_kind", "custom_error_message": f"{what} is one of: {', '.join(self)}"} \
+            if what else {}
         return Annotated[Union[tuple(Annotated[cls, Tag(key)] for key, cls in self.items())],
-                         Discriminator(_single_key)]
+                         Discriminator(_single_key, **told)]
