@@ -84,7 +84,8 @@ def test_a_failed_step_is_named_with_expected_against_actual_and_the_steps_after
 
 def test_a_selector_that_matches_nothing_is_said_and_the_pages_errors_are_listed(tmp_path):
     broken = LIST.replace("document.getElementById('add')", "document.getElementById('plus')")
-    broken = broken.replace("</body>", "<script src='app.js'></script><script>console.error('no items')</script></body>")
+    broken = broken.replace("</body>", "<script src='app.js'></script><script>console.error('no items')</script>"
+                                       "</body>")
     result = run(tmp_path, {"open": "index.html", "steps": [{"click": "#plus"}]}, {"index.html": broken})
     assert not result.passed
     lines = result.detail.splitlines()
