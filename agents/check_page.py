@@ -7,12 +7,13 @@ each run; it prints one JSON line, read here into the report the model gets."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from agents.checks import CHECKS, CheckKind
+from agents.check_kinds import CHECKS, CheckKind
 from agents.figures import png_info
 from agents.protocols import ExecResult, Executor
 from agents.sandbox import incontainer
@@ -22,8 +23,9 @@ from agents.sandbox.safe_write import write_new_file
 from agents.schema import Kinds, Strict
 
 DRIVER = Path(incontainer.__file__).with_name("page_check.py")
-SCREENSHOT = "figures/page-{n}.png"
-"""Where the n-th page check of a scenario saves its screenshot in the workspace."""
+SCREENSHOT = "figures/page-{n}-{k}.png"
+"""Where the n-th page check of a scenario saves its screenshot in the workspace the k-th time it runs there (once
+per reply): each reply's screenshot is kept, so each turn of a run shows its own page."""
 STEPS = Kinds()
 """Every step kind of a page check by its key."""
 Selector = str
@@ -118,7 +120,8 @@ class PageOptions(Strict):
     steps: list[Step] = Field(default_factory=list)
     """Run in order until one fails; a step that does not hold yet is tried again for two seconds."""
     screenshot: bool = True
-    """Save a screenshot of the page after the steps as figures/page-<n>.png (the n-th page check)."""
+    """Save a screenshot of the page after the steps as figures/page-<n>-<k>.png (the n-th page check, its k-th
+    run in the workspace)."""
     timeout: float | None = Field(default=None, gt=0, le=3600)
     """Seconds the whole check may take (default: the sandbox's timeout per block)."""
 
@@ -161,7 +164,7 @@ class PageCheck(CheckKind):
         """Run the driver in the sandbox (whatever the last block's exit code) and read its result line."""
         name = f"{CHECKS_DIR}/{DRIVER.name}"
         write_new_file(executor.workspace, name, DRIVER.read_text(encoding="utf-8"))
-        shot = SCREENSHOT.format(n=self._number) if self.page.screenshot else None
+        shot = next_screenshot(executor.workspace, self._number) if self.page.screenshot else None
         spec = {**self.page.model_dump(exclude_none=True), "screenshot": shot}
         result = executor.run_command(["python3", name, json.dumps(spec)], timeout=self.page.timeout)
         found = read_result(result.output)
@@ -214,6 +217,13 @@ def report(found: dict[str, Any], page: PageOptions) -> str:
     return "\n".join(lines) if not found.get("passed") or lines else ""
 
 
+def next_screenshot(workspace: Path, n: int) -> str:
+    """The workspace path of the n-th page check's next screenshot (figures/page-1-3.png after page-1-2.png)."""
+    taken = [int(m.group(1)) for p in (workspace / "figures").glob(f"page-{n}-*.png")
+             if (m := re.fullmatch(rf"page-{n}-(\d+)\.png", p.name))]
+    return SCREENSHOT.format(n=n, k=max(taken, default=0) + 1)
+
+
 def screenshot_figure(workspace: Path, shot: str, opened: str) -> list[dict[str, Any]]:
     """The screenshot as a figure ({path, size, width, height, title}), [] when none was saved."""
     path = workspace / shot
@@ -223,6 +233,6 @@ def screenshot_figure(workspace: Path, shot: str, opened: str) -> list[dict[str,
 
 
 def number_pages(checks: list[Any]) -> None:
-    """Number a scenario's page checks in order (figures/page-1.png, page-2.png, ...)."""
+    """Number a scenario's page checks in order (their screenshots: figures/page-1-k.png, page-2-k.png, ...)."""
     for n, check in enumerate((c for c in checks if isinstance(c, PageCheck)), 1):
         check.numbered(n)

@@ -66,8 +66,8 @@ def test_the_steps_pass_in_order_and_the_screenshot_is_the_checks_figure(tmp_pat
     assert result.passed, result.detail
     assert result.name == "page: 'index.html' (7 steps)"
     [figure] = result.figures
-    assert figure["path"] == "figures/page-1.png" and (figure["width"], figure["height"]) == (640, 400)
-    assert (tmp_path / "figures/page-1.png").read_bytes().startswith(b"\x89PNG")
+    assert figure["path"] == "figures/page-1-1.png" and (figure["width"], figure["height"]) == (640, 400)
+    assert (tmp_path / "figures/page-1-1.png").read_bytes().startswith(b"\x89PNG")
     assert not browsers_of(tmp_path)
 
 
@@ -79,7 +79,9 @@ def test_a_failed_step_is_named_with_expected_against_actual_and_the_steps_after
     assert result.detail.splitlines()[0] == (
         'step 3 text of "#items li:last-child": expected "Milk", got "milk" (2 steps before it passed; '
         '1 after it not run)')
-    assert result.figures[0]["path"] == "figures/page-1.png"  # the page as it was when the step failed
+    assert result.figures[0]["path"] == "figures/page-1-1.png"  # the page as it was when the step failed
+    again = run(tmp_path, {"open": "index.html"})  # the next reply's check: its own screenshot, the first kept
+    assert again.figures[0]["path"] == "figures/page-1-2.png" and (tmp_path / "figures/page-1-1.png").is_file()
 
 
 def test_a_selector_that_matches_nothing_is_said_and_the_pages_errors_are_listed(tmp_path):
@@ -121,10 +123,10 @@ def test_the_screenshot_shows_in_the_terminal_and_in_the_html_export(tmp_path):
     check = result.to_dict()
     assert outcome_text({"checks": [check]}).plain == (
         "✔ check page: 'index.html' (0 steps)\n"
-        f"  🖼 screenshot figures/page-1.png (800x600 px, {check['figures'][0]['size'] / 1024:.1f} KiB; "
+        f"  🖼 screenshot figures/page-1-1.png (800x600 px, {check['figures'][0]['size'] / 1024:.1f} KiB; "
         "title: page index.html)\n")
     html = checks_html([check], tmp_path)
-    assert '<figure class="figure" data-path="figures/page-1.png"><img src="data:image/png;base64,' in html
+    assert '<figure class="figure" data-path="figures/page-1-1.png"><img src="data:image/png;base64,' in html
 
 
 def test_the_reference_page_of_the_frontend_scenario_passes(tmp_path):
