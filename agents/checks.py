@@ -8,67 +8,17 @@ from __future__ import annotations
 import difflib
 import re
 import shlex
-from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from pydantic import Field
 
+from agents.check_kinds import CHECKS, NOT_JUDGED, CheckKind, CheckResult, Verdict
 from agents.compiler_output import summarize
 from agents.protocols import ExecResult, Executor
 from agents.sandbox.filenames import CHECKS_DIR
 from agents.sandbox.safe_write import write_new_file
-from agents.schema import Kinds, Pattern, Strict
+from agents.schema import Pattern
 from agents.testrunners import TestReport, parse_tests, tests_summary
-
-CHECKS = Kinds()
-"""Every check kind by its key."""
-
-
-@dataclass
-class CheckResult:
-    """One check's verdict and why."""
-
-    name: str
-    passed: bool
-    detail: str = ""
-    tests_passed: int | None = None
-    """For a pytest check: how many of its tests passed (None for other kinds), so two replies that fail the same
-    check can still be told apart."""
-    tests: int | None = None
-    """For a pytest check: how many tests it ran."""
-    figures: list[dict[str, Any]] | None = None
-    """Images the check made, shown as a block's figures are: a page check's screenshot (agents/check_page.py)."""
-
-    @property
-    def judged(self) -> bool:
-        """False for an output check that failed only because the block crashed (its output was not looked at)."""
-        return self.passed or not self.detail.startswith(NOT_JUDGED)
-
-    def to_dict(self) -> dict[str, object]:
-        """Plain dict for transcripts (the test counts only where there are any)."""
-        return {k: v for k, v in asdict(self).items() if v is not None}
-
-
-NOT_JUDGED = "not judged: the last block failed"
-"""How an output check's detail starts when the block crashed (CheckResult.judged)."""
-
-Verdict = tuple[bool, str] | tuple[bool, str, int, int] | tuple[bool, str, None, None, list[dict[str, Any]]]
-"""What a check's `evaluate` returns: CheckResult's fields after its name."""
-
-
-class CheckKind(Strict):
-    """One kind of check: its only field is its key; `evaluate` judges the last execution and the workspace."""
-
-    def label(self) -> str:
-        """`stdout_contains: "24966"` style label."""
-        key, value = next(iter(self.model_dump().items()))
-        return f"{key}: {value!r}"
-
-    def evaluate(self, last: ExecResult, executor: Executor, base_dir: Path) -> Verdict:
-        """(passed, why not) for this execution, and (tests passed, tests run) for a check that runs several tests;
-        base_dir is the scenario's folder."""
-        raise NotImplementedError
 
 
 class OutputCheck(CheckKind):
@@ -221,14 +171,6 @@ def command_failure(result: ExecResult, expected: int, report: TestReport | None
     return f"{head}:\n" + ("\n".join(lines)[-1500:] or "(no output)")
 
 
-def __getattr__(name: str) -> Any:
-    """`Check`: the type of a scenario's check, one of the kinds registered, computed when asked, so that it holds the
-    kinds of their own modules (agents/check_http.py), whichever module was imported first."""
-    if name == "Check":
-        return CHECKS.union()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def run_checks(checks: list[CheckKind], base_dir: Path, executor: Executor, last: ExecResult) -> list[CheckResult]:
     """Evaluate every check (a scenario's, its files beside `base_dir`) against the last execution and the
     workspace. An output check passes only on the output of a run that exited 0 (or of a command-line tool printing
@@ -299,3 +241,5 @@ def pytest_summary(output: str, passed: int = 0, total: int = 0, limit: int = 15
 
 
 from agents import check_http, check_page  # noqa: E402, F401  (the kinds of their own modules register themselves)
+
+Check = CHECKS.union()

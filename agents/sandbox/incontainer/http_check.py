@@ -21,8 +21,8 @@ LOG_LIMIT = 256 * 1024
 """Bytes of the server's log kept (its tail is what the report quotes)."""
 BODY_LIMIT = 1 << 20
 """Bytes of an answer's body read."""
-SHOWN = 300
-"""Characters of an actual body quoted in the report."""
+SHOWN = 200
+"""Characters of an actual body quoted in the report (its whitespace squeezed)."""
 
 
 class Log:
@@ -177,8 +177,9 @@ def requests(host, port, spec, proc):
             out.append({"request": name, "ok": False, "problems": [why]})
             continue
         problems = compare(request.get("expect") or {}, status, headers, text)
+        flat = " ".join(text.split())  # one line: an HTML page's layout says nothing here
         out.append({"request": name, "ok": not problems, "problems": problems, "status": status,
-                    "body": text[:SHOWN] + ("…" if len(text) > SHOWN else "")})
+                    "body": flat[:SHOWN] + ("…" if len(flat) > SHOWN else "")})
     return out
 
 
