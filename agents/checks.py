@@ -27,7 +27,7 @@ class OutputCheck(CheckKind):
 
     def evaluate(self, last: ExecResult, executor: Executor, base_dir: Path) -> tuple[bool, str]:
         """The output judged by `judge`, unless the block failed."""
-        if last.exit_code != 0 and not last.usage:
+        if last.exit_code != 0 and not last.usage and not last.server:
             # a crash's output holds its traceback (the failing line, its variables): it is not the program's output
             return False, not_judged(last.exit_code)
         return self.judge(last.output)

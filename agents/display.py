@@ -18,6 +18,7 @@ from rich.text import Text
 from agents.codeblocks import segments
 from agents.figures import describe
 from agents.run_folder import LIVE_FILE
+from agents.sandbox.servers import server_line
 
 STYLE = {"task": "cyan", "assistant": "green", "planner": "bright_magenta", "qa": "bright_yellow",
          "execution": "yellow", "human": "magenta", "user_proxy": "blue"}
@@ -56,11 +57,14 @@ def outcome_text(outcome: dict[str, Any]) -> Text:
     """One line per execution and check: exit code, time, flags; then the blocks that did not run."""
     text = Text()
     for e in outcome.get("executions", []):
-        ok = e.get("exit_code") == 0 or bool(e.get("usage"))  # a command-line tool run bare printed its usage
+        # a command-line tool run bare printed its usage; a server was stopped as servers are
+        ok = e.get("exit_code") == 0 or bool(e.get("usage")) or bool(e.get("server"))
         flags = [f for f in ("timed_out", "truncated", "oom_killed", "disk_full", "sandbox_lost", "usage")
                  if e.get(f)]
         text.append(f"{'✔' if ok else '✘'} {run_label(e)} exit={e.get('exit_code')} "
                     f"{e.get('duration_s', 0):.2f}s {' '.join(flags)}\n", style="green" if ok else "red")
+        if e.get("server"):
+            text.append(f"  ⇄ {server_line(e['server'])}\n", style="cyan")
         table = e.get("table") or {}
         if table.get("shape"):
             text.append(f"  ▦ {table.get('kind', 'table')} {table['shape'][0]} × {table['shape'][1]}\n", style="cyan")

@@ -17,6 +17,7 @@ from agents.missing_files import missing_file_note
 from agents.prompts import render, resend_files
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import LOCALS_HEADER
+from agents.sandbox.servers import seconds, server_line
 from agents.workspace_view import current_text, files_changed_text, project_files, quote_frames
 
 TRACEBACK = "Traceback (most recent call last):"
@@ -59,9 +60,10 @@ class Outcome:
 
     @property
     def ran_clean(self) -> bool:
-        """The last block exited 0, or was a command-line tool printing its usage when run bare (not a crash)."""
+        """The last block exited 0, or was a command-line tool printing its usage when run bare, or a server stopped
+        as servers are (not a crash)."""
         return self.kind == "executed" and bool(self.results) and \
-            (self.results[-1].exit_code == 0 or self.results[-1].usage)
+            (self.results[-1].exit_code == 0 or self.results[-1].usage or bool(self.results[-1].server))
 
     @property
     def checks_passed(self) -> int:
@@ -111,6 +113,8 @@ def run_summary(last: ExecResult) -> str:
     if last.usage:
         return (f"{last.filename}, run with no arguments, printed its usage (exit {last.exit_code}), as a "
                 "command-line tool does")
+    if last.server:
+        return f"it started a {server_line(last.server)}, as a server is"
     if last.exit_code == 0:
         return "it ran (exit code 0)"
     if last.timed_out:
@@ -235,9 +239,24 @@ def _output(outcome: Outcome) -> str:
     """Every block's output in order; among several, a command-line tool's usage exit is introduced as such."""
     several = len(outcome.results) > 1
     parts = [(f"[codeduet: {r.filename}, run with no arguments, printed its usage (exit {r.exit_code}), as a "
-              f"command-line tool does]\n" if r.usage and several else "") + r.output.rstrip()
-             for r in outcome.results]
+              f"command-line tool does]\n" if r.usage and several else "") + _log(r) for r in outcome.results]
     return "\n".join(parts).strip() or "(no output)"
+
+
+def _log(result: ExecResult) -> str:
+    """A block's output; a server's without the sandbox's note on it (the report says it in words)."""
+    text = result.output.rstrip()
+    note = f"[codeduet: {server_line(result.server)};" if result.server else None
+    cut = text.rfind(note) if note else -1
+    return text[:cut].rstrip() + text[text.find("]", cut) + 1:] if cut >= 0 else text
+
+
+def _server_words(server: dict[str, Any]) -> dict[str, str]:
+    """The port, how long it took to listen and how it was stopped, for the server reports."""
+    stopped = f"stopped at the time limit, after {seconds(server.get('stopped_s'))} s, while it still printed" \
+        if server.get("at_limit") else "left running in the background, so it was stopped when the block ended" \
+        if server.get("left") else f"stopped after {seconds(server.get('stopped_s'))} s"
+    return {"port": str(server.get("port")), "listen_s": seconds(server.get("listen_s")), "stopped": stopped}
 
 
 def _your_run(outcome: Outcome) -> str:
@@ -245,6 +264,8 @@ def _your_run(outcome: Outcome) -> str:
     last = outcome.results[-1]
     if last.usage:
         return render("run_usage", path=last.filename, exit_code=last.exit_code, output=_output(outcome))
+    if last.server:
+        return render("run_server", **_server_words(last.server), output=_output(outcome))
     if last.exit_code == 0:
         return render("run_ok", output=_output(outcome))
     output = condensed(last.output) or "(no output)"
@@ -365,13 +386,15 @@ def _report(outcome: Outcome, workspace: Path | None = None, files_task: bool = 
         now = current_text(workspace, outcome.written) if workspace is not None and outcome.written else ""
         if now:
             files += render("files_now", files=now) + "\n\n"
-        crashed = last.exit_code != 0 and not last.usage
+        crashed = last.exit_code != 0 and not last.usage and not last.server
         return render("checks_failed", failed=len(failed), total=len(outcome.checks),
                       checks=_checks_text(outcome.checks), run=_your_run(outcome), files=files,
                       hint=_failure(last)[1] + " " if crashed else "", subject=subject, resend=resend)
     if last.usage:
         return render("exec_usage", path=last.filename, exit_code=last.exit_code, output=_output(outcome),
                       files=files)
+    if last.server:
+        return render("exec_server", **_server_words(last.server), output=_output(outcome), files=files)
     if last.exit_code != 0:
         title, hint = _failure(last)
         return render("exec_failed", exit_code=last.exit_code, error_title=title, files=files, subject=subject,

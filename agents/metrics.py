@@ -21,7 +21,8 @@ def errors(outcome: dict[str, Any]) -> int:
     if checks:
         return sum(1 for c in checks if not c.get("passed"))
     runs = outcome.get("executions") or []
-    return int(bool(runs) and runs[-1].get("exit_code") != 0 and not runs[-1].get("usage"))
+    return int(bool(runs) and runs[-1].get("exit_code") != 0 and not runs[-1].get("usage")
+               and not runs[-1].get("server"))
 
 
 def run_facts(t: dict[str, Any]) -> dict[str, Any]:

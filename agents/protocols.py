@@ -42,6 +42,10 @@ class ExecResult:
     usage: bool = False
     """A saved command-line tool, run with no arguments, printed its usage and exited non-zero (agents/usage_exit.py):
     what such a tool does, not a failure."""
+    server: dict[str, Any] | None = None
+    """The block started a server, stopped as servers are (not a failure): {port, listen_s (seconds until it listened),
+    stopped_s (seconds when it was stopped), grace_s (the quiet seconds it was given), at_limit (stopped at the time
+    limit)}; None when it listened on no new TCP port (agents/sandbox/servers.py)."""
     command: str | None = None
     """A shell block's first command, as its run is shown (`$ python hello.py …`); None for any other block."""
     figures: list[dict[str, Any]] = field(default_factory=list)

@@ -67,8 +67,10 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
             outcome.written.append(result.filename)  # (a script named as a data file ran as blockNN.py)
             result.usage = is_usage_exit(result, block.code)  # a command-line tool run bare: not a crash
         outcome.results.append(result)
-        if result.exit_code != 0 and not (named and result.filename and block is not runnable[-1]):
-            break  # a saved module's own run may fail (a CLI without its arguments): the blocks after it test it
+        saved_module = named and result.filename and block is not runnable[-1]
+        if result.exit_code != 0 and not result.server and not saved_module:
+            break  # a saved module's own run may fail (a CLI without its arguments): the blocks after it test it; a
+            # server stopped as servers are is no failure
     outcome.files = changes(start, before)
     ran = [b.code for b, r in zip(runnable, outcome.results)
            if b.filename is None and b.runnable_as == "python" and not r.refused]

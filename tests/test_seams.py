@@ -148,11 +148,11 @@ def test_nothing_in_the_product_imports_the_benchmarks():
 def test_the_package_holds_no_benchmark_script():
     """`python -m` scripts (soak, batch_load, ray_scaleout, ...) start run.py of a checkout: they live in
     benchmarks/, not in the installed package, whose only script is `python -m agents` (issue 41). The scripts that
-    run inside the sandbox (agents/sandbox/incontainer/, written into the workspace by the checks) are no such script."""
+    run inside the sandbox (agents/sandbox/incontainer/, written into the workspace by the checks) are not such."""
     incontainer = ROOT / "agents" / "sandbox" / "incontainer"
     scripts = [p.relative_to(ROOT).as_posix() for p in (ROOT / "agents").rglob("*.py")
-               if p.name != "__main__.py" and incontainer not in p.parents and re.search(r"^if __name__ == .__main__.:", p.read_text(encoding="utf-8"),
-                                                        re.M)]
+               if p.name != "__main__.py" and incontainer not in p.parents
+               and re.search(r"^if __name__ == .__main__.:", p.read_text(encoding="utf-8"), re.M)]
     assert scripts == [], f"move these scripts to benchmarks/: {scripts}"
     assert (ROOT / "benchmarks" / "soak.py").is_file() and "benchmarks" not in (ROOT / "pyproject.toml").read_text(
         encoding="utf-8").split("[tool.setuptools.packages.find]")[1].split("\n[")[0]

@@ -20,6 +20,7 @@ from agents.figures import describe
 from agents.replay.show import message_time, model_label, parse_time, roles_label, sandbox_label, totals_label
 from agents.replay.timeline import attempt_label, candidate_label, candidates_label, rejected_label, timeline
 from agents.run_folder import DIFF_FILE, workspace_name
+from agents.sandbox.servers import server_line
 
 CSS_FILE = Path(__file__).with_name("page.css")
 SIDE = {"assistant": "left", "planner": "left", "qa": "left", "task": "right", "human": "right", "execution": "right",
@@ -102,14 +103,16 @@ def table_html(table: dict[str, Any] | None) -> str:
 def execution_html(e: dict[str, Any], workspace: Path | None = None) -> str:
     """One execution: a status line, then its output in a <details> (open when it failed), then the table its last
     expression gave and the figures it made (read from `workspace`, the attempt's folder in the run)."""
-    ok = e.get("exit_code") == 0 or bool(e.get("usage"))  # a command-line tool run bare printed its usage
+    # a command-line tool run bare printed its usage; a server was stopped as servers are
+    ok = e.get("exit_code") == 0 or bool(e.get("usage")) or bool(e.get("server"))
     flags = [f.replace("_", " ") for f in ("timed_out", "truncated", "oom_killed", "disk_full", "sandbox_lost", "usage")
              if e.get(f)]
     output = e.get("output") or ""
     lines = output.count("\n") + (1 if output and not output.endswith("\n") else 0)
     head = (f'<span class="mark">{"✔" if ok else "✘ FAILED"}</span> {esc(run_label(e))} · '
             f'exit {esc(e.get("exit_code"))} · {float(e.get("duration_s") or 0):.2f} s'
-            + "".join(f' <span class="flag">{esc(f)}</span>' for f in flags))
+            + "".join(f' <span class="flag">{esc(f)}</span>' for f in flags)
+            + (f' <span class="flag server">{esc(server_line(e["server"]))}</span>' if e.get("server") else ""))
     return (f'<div class="exec {"ok" if ok else "failed"}" data-exit="{esc(e.get("exit_code"))}">'
             f'<div class="exec-head" data-language="{esc(e.get("language") or "python")}">{head}</div>'
             f'<details class="output"{"" if ok else " open"}><summary>output ({lines} line'

@@ -37,6 +37,10 @@ class SandboxConfig(Strict):
     program and names its line); false builds them plain (faster, and what a memory bug does unchecked)."""
     timeout: float = Field(default=30, gt=0, le=3600)
     """Seconds per code block; the whole process tree is killed at the limit."""
+    server_seconds: float = Field(default=3, gt=0, le=600)
+    """A block that starts a server (listens on a new TCP port) is stopped once it has listened and printed nothing
+    for this many seconds, and reported as a server (its port, how long it took to listen, its log), not as a
+    time-out. The `http:` check starts its server itself and is not cut by this."""
     memory: str = "512m"
     """Memory limit (docker syntax: 256m, 1g)."""
     cpus: float = Field(default=1.0, gt=0, le=64)

@@ -27,7 +27,8 @@ from agents.sandbox.kernel import KERNEL_PIDS, KILL_BUT_KERNEL, in_kernel, kerne
 from agents.sandbox.lost import between_blocks, check_count, lost_state, remove_lost, under_block
 from agents.sandbox.offline import pip_note
 from agents.sandbox.output import BoundedOutput
-from agents.sandbox.runner import RUNNER, RunnerBroken, RunnerClient
+from agents.sandbox.runner import RunnerBroken, RunnerClient, runner_source
+from agents.sandbox.servers import served, server_line
 
 LABEL = "org.codeduet.run"
 LABEL_PID = "org.codeduet.pid"
@@ -145,6 +146,10 @@ class DockerExecutor:
         """Containers lost so far; each was replaced by a fresh one."""
         self._in_kernel = False
         """The command running is a block in the Python kernel (sandbox.session kernel, agents/sandbox/kernel.py)."""
+        self._block = False
+        """The command running is a block, watched for a server (incontainer/listening.py), not a check."""
+        self._server: dict[str, Any] | None = None
+        """The server the last command started, as the runner saw it (None: none)."""
         self.kernel_files: list[str] = []
         """The files run in the Python kernel since it last started, in order (a candidate's kernel starts from the
         attempt's state by running them again: agents/candidates.py)."""
@@ -188,7 +193,7 @@ class DockerExecutor:
 
     def _create(self, name: str, labels: dict[str, str]) -> Any:
         return self.client.containers.run(
-            self.image, command=["python3", "-c", RUNNER], detach=True, name=name,
+            self.image, command=["python3", "-c", runner_source()], detach=True, name=name,
             labels=labels, working_dir="/workspace", init=False, stdin_open=True, **hardening(self.cfg))
 
     def _await_gone(self, name: str, timeout: float = NAME_WAIT_S) -> None:
@@ -280,12 +285,12 @@ class DockerExecutor:
         try:
             argv, how = command_for("python3", language, self.workspace, filename, self.cfg.error_locals,
                                     self.cfg.sanitize, kernel)
-            self._in_kernel = in_kernel(argv)
+            self._in_kernel, self._block = in_kernel(argv), True
             result = self.run_command(argv)
             if self._in_kernel:
                 self.kernel_files = kernel_history(self.kernel_files, filename, result)
         finally:
-            self._fallback, self._in_kernel = None, False
+            self._fallback, self._in_kernel, self._block = None, False, False
         if not self._placed:
             result.output += (f"\n[codeduet: the sandbox's workspace is full (disk limit {self.cfg.disk}), so "
                               f"{filename} (saved in the run folder) could not be put in it; the block ran as "
@@ -333,7 +338,7 @@ class DockerExecutor:
         out = BoundedOutput(self.cfg.output_limit)
         out.write(replaced)
         started = time.perf_counter()
-        self._changes, self._broken, lost = None, None, None
+        self._changes, self._broken, self._server, lost = None, None, None, None
         try:
             self._placed = self._sync_in(inline=self.warm)
             exit_code = self._run_warm(cmd, limit, out, fallback) if self.warm else None
@@ -353,16 +358,20 @@ class DockerExecutor:
             out.write(BROKEN if isinstance(self._broken, RunnerBroken) else f"\n[codeduet: {self._broken}]")
         duration = time.perf_counter() - started
         timed_out = exit_code == 124 or (exit_code in (137, None) and duration >= limit)
+        server = served(self._server, timed_out, duration)
+        timed_out = timed_out and server is None  # a server stopped at the limit is a server, not a time-out
         # a kernel block the kernel's client stopped at the limit says so itself; what it started in the
         # background goes, the kernel stays (when it did not stop, the client killed it)
         kernel_stopped = self._in_kernel and exit_code == 124
-        if timed_out or exit_code is None:
-            self._kill_all(spare_kernel=kernel_stopped)
+        if timed_out or exit_code is None or server is not None:
+            self._kill_all(spare_kernel=self._in_kernel if server is not None else kernel_stopped)
             exit_code = 124 if exit_code is None else exit_code
         oom = exit_code != 0 and not timed_out and (
             (exit_code == 137 and self._new_oom_kill()) or "MemoryError" in out.text()[-2000:])
         text = out.text()
-        if timed_out and not kernel_stopped:
+        if server is not None:
+            text += f"\n[codeduet: {server_line(server)}; every process of the block was stopped]"
+        elif timed_out and not kernel_stopped:
             text += f"\n[codeduet: timed out after {limit:g} s; every process of the block was killed]"
         elif timed_out:
             text += f"\n[codeduet: timed out after {limit:g} s]"
@@ -379,8 +388,8 @@ class DockerExecutor:
                      f"fail with 'No space left on device']")
         for note in report.notes():
             text += "\n" + note
-        return ExecResult(exit_code=exit_code, output=text, duration_s=round(duration, 4),
-                          timed_out=timed_out, truncated=out.truncated, oom_killed=oom, disk_full=disk_full)
+        return ExecResult(exit_code=exit_code, output=text, duration_s=round(duration, 4), timed_out=timed_out,
+                          truncated=out.truncated, oom_killed=oom, disk_full=disk_full, server=server)
 
     # -- a container that went away (agents/sandbox/lost.py) ------------------------------------
     def _lost_state(self) -> str | None:
@@ -469,8 +478,10 @@ class DockerExecutor:
                 self.runner = RunnerClient(self.client.api, self.container.id)
             put, self._put, files, self._files = self._put, [], self._files, {}
             spare = {"spare": KERNEL_PIDS} if self._in_kernel else {}
+            watch = {"server": self.cfg.server_seconds} if self._block else {}
             code, answer = self.runner.run(cmd, limit + 3, write,
-                                           {"put": put, "files": files, "fallback": fallback, **spare})
+                                           {"put": put, "files": files, "fallback": fallback, **spare, **watch})
+            self._server = answer.get("server") if isinstance(answer.get("server"), dict) else None
             changes = answer.get("changes")
             self._changes = changes if isinstance(changes, dict) else None
             self._placed = self._placed and answer.get("placed") is not False

@@ -16,7 +16,9 @@ from agents.languages import block_name
 from agents.protocols import ExecResult
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.filenames import command_for, not_in_sandbox, place_block, ran_as
+from agents.sandbox.incontainer.listening import ServerWatch
 from agents.sandbox.output import BoundedOutput
+from agents.sandbox.servers import served, server_line
 
 WARNING = "sandbox kind 'local' runs LLM-written code on this machine with your permissions: no isolation"
 SAFE_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "TMPDIR")
@@ -31,6 +33,8 @@ class LocalExecutor:
         """When set (a time.monotonic() instant: a run's time budget), no block or command runs past it."""
         self.workspace = Path(workspace).resolve()
         self.counter = 0
+        self._block = False
+        """The command running is a block, watched for a server (incontainer/listening.py), not a check."""
 
     def start(self) -> None:
         """Create the workspace folder."""
@@ -57,7 +61,11 @@ class LocalExecutor:
         filename, language, note = placed
         argv, how = command_for(sys.executable, language, self.workspace, filename, self.cfg.error_locals,
                                 self.cfg.sanitize)
-        return ran_as(self.run_command(argv), filename, language, note, how)
+        self._block = True
+        try:
+            return ran_as(self.run_command(argv), filename, language, note, how)
+        finally:
+            self._block = False
 
     def _next_name(self, language: str) -> str:
         """The next throwaway file name: block01.py, block02.sh, ..."""
@@ -74,29 +82,67 @@ class LocalExecutor:
         if argv and argv[0] == "python3":
             argv = [sys.executable, *argv[1:]]
         started = time.perf_counter()
+        watch = ServerWatch(self.cfg.server_seconds, time.monotonic()) if self._block else None
         proc = subprocess.Popen(argv, cwd=self.workspace, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 env=env, start_new_session=True)
         out = BoundedOutput(self.cfg.output_limit)
-        timer = threading.Timer(limit, lambda: _kill_group(proc))
-        timer.start()
+        guard = Guard(proc, limit, watch)
         try:
             for chunk in iter(lambda: proc.stdout.read1(65536), b""):
+                if watch:
+                    watch.output(time.monotonic())
                 out.write(chunk.decode("utf-8", errors="replace"))
             proc.wait()
+            left = watch.ended(time.monotonic()) if watch and not guard.server and not guard.late else None
         finally:
-            timer.cancel()
+            guard.done.set()
             _kill_group(proc)
         duration = time.perf_counter() - started
         timed_out = duration >= limit and proc.returncode in (-signal.SIGKILL, -signal.SIGTERM)
-        text = out.text() + (f"\n[codeduet: timed out after {limit:g} s; the process group was killed]"
+        seen = guard.server or left or (watch.server if watch and guard.late else None)
+        server = served(seen, timed_out, duration)
+        timed_out = timed_out and server is None  # a server stopped at the limit is a server, not a time-out
+        text = out.text() + (f"\n[codeduet: {server_line(server)}; the process group was stopped]" if server else
+                             f"\n[codeduet: timed out after {limit:g} s; the process group was killed]"
                              if timed_out else "")
         code = 124 if timed_out else (128 - proc.returncode if proc.returncode < 0 else proc.returncode)
         return ExecResult(exit_code=code, output=text, duration_s=round(duration, 4),
-                          timed_out=timed_out, truncated=out.truncated)
+                          timed_out=timed_out, truncated=out.truncated, server=server)
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+class Guard:
+    """Stops a command's process group at its time limit, or, for a block that started a server (`watch`), once
+    the server has listened quietly for its grace (TERM, then KILL a second later)."""
+
+    def __init__(self, proc: subprocess.Popen, limit: float, watch: ServerWatch | None):
+        self.proc, self.limit, self.watch = proc, limit, watch
+        self.server: dict[str, Any] | None = None
+        """The server it stopped (None: none)."""
+        self.late = False
+        """It stopped the command at its time limit."""
+        self.done = threading.Event()
+        if watch is not None:
+            watch.sid = proc.pid
+        threading.Thread(target=self._guard, daemon=True).start()
+
+    def _guard(self) -> None:
+        started = time.monotonic()
+        while not self.done.wait(0.1):
+            now = time.monotonic()
+            if now - started >= self.limit:
+                self.late = True
+                _kill_group(self.proc)
+                return
+            if self.watch is not None and self.watch.poll(now):
+                self.server = self.watch.stopped(now)
+                _kill_group(self.proc, signal.SIGTERM)
+                if not self.done.wait(1):
+                    _kill_group(self.proc)
+                return
+
+
+def _kill_group(proc: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(proc.pid, sig)
     except (ProcessLookupError, PermissionError):
         pass

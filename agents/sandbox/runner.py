@@ -6,11 +6,13 @@ Wire format, over the attach stream (the bytes docker carries for the container'
   base64}, "spare": path} (`spare`: a file of pids that killing a block's stragglers leaves alive, the Python
   kernel's in a kernel session; `files`: small host files, such as the block itself, that the runner writes into
   /workspace before running argv, which saves a put_archive round trip; `put`: files the host has just sent with
-  put_archive; neither counts as written by the code);
+  put_archive; neither counts as written by the code; `server`: for a block, the seconds a server it starts may stay
+  listening and quiet before it is stopped);
 - runner -> host: frames `tag (1 byte) + length (4 bytes, big endian) + payload`; tag O is output,
   tag X ends the block with a JSON payload {"exit_code": N, "changes": {...}}: what changed in /workspace since
   the previous block (files with their sizes, new directories, removed paths, links and special files that will
-  not be copied back, whether the listing was cut, and the workspace's free and total bytes).
+  not be copied back, whether the listing was cut, and the workspace's free and total bytes), and `server`: the
+  port a block listened on, after how long, and when it was stopped (agents/sandbox/incontainer/listening.py).
 
 The runner is no more trusted than the block it runs (same user, same container): the host bounds every frame,
 treats a broken stream as a broken runner, and falls back to `docker exec`.
@@ -18,11 +20,15 @@ treats a broken stream as a broken runner, and falls back to `docker exec`.
 
 from __future__ import annotations
 
+import functools
 import json
 import socket
 import struct
 import time
+from pathlib import Path
 from typing import Any, Callable
+
+from agents.sandbox import incontainer
 
 RUNNER = r'''
 import base64, ctypes, json, os, select, signal, stat, struct, subprocess, sys, time
@@ -59,7 +65,10 @@ def kill_all(spare_file=None):
         except (OSError, ValueError):
             spare = set()
     if not spare:
-        os.kill(-1, signal.SIGKILL)
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:  # nothing left to kill
+            pass
         return
     spare.add(1)
     for _ in range(3):
@@ -69,7 +78,10 @@ def kill_all(spare_file=None):
                     os.kill(int(p), signal.SIGKILL)
                 except OSError:
                     pass
-def run(argv, deadline, spare=None):
+def run(argv, deadline, spare=None, grace=None):
+    """Run argv to its end; (exit code, the server it started or None). With `grace`: a block that listens on a new
+    port and then prints nothing for `grace` s is a server, stopped (TERM to its group, then every process but the
+    spared); so is whatever it leaves listening when it ends."""
     r, w = os.pipe()
     try:
         child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=w, stderr=w, start_new_session=True,
@@ -77,15 +89,19 @@ def run(argv, deadline, spare=None):
     except OSError as exc:
         os.close(r); os.close(w)
         frame(b"O", f"codeduet runner: {exc}\n".encode())
-        return 127
+        return 127, None
     os.close(w)
     started, code, exited_at, eof = time.monotonic(), None, None, False
+    watch = ServerWatch(grace, started) if grace else None
+    server, term_at = None, None
     while not eof or code is None:
         ready = select.select([r], [], [], 0.05)[0] if not eof else []
         if ready:
             data = os.read(r, 65536)
             if data:
                 frame(b"O", data)
+                if watch:
+                    watch.output(time.monotonic())
             else:
                 eof = True
         elif eof:
@@ -95,18 +111,37 @@ def run(argv, deadline, spare=None):
             code, exited_at = status[child.pid], time.monotonic()
             child.returncode = code
         now = time.monotonic()
+        if watch and term_at is None and code is None and watch.poll(now):  # a server, quiet for `grace` s
+            server, term_at = watch.stopped(now), now
+            try:
+                os.killpg(child.pid, signal.SIGTERM)
+            except OSError:
+                pass
         late = now - started > deadline
         stragglers = code is not None and not eof and now - exited_at > 0.5
-        if late or stragglers:  # background children hold the output pipe, or the time limit failed
+        stopping = term_at is not None and (code is not None or now - term_at > 1)
+        if late or stragglers or stopping:  # background children hold the output pipe, or the time limit failed
             kill_all(None if late else spare)  # every process but PID 1 (and a kernel, for stragglers)
-            if late and code is None:
+            if (late or stopping) and code is None:
                 code = -9
             if not eof:
                 while select.select([r], [], [], 0.5)[0] and os.read(r, 65536):
                     pass
                 eof = True
     os.close(r)
-    return 128 + -code if code < 0 else code
+    if watch:
+        left = watch.ended(time.monotonic())
+        if left:  # a server left running in the background goes with its block
+            kill_all(spare)
+            for _ in range(20):  # its sockets close as it exits
+                time.sleep(0.05)
+                reap()
+                if not watch.left_listening():
+                    break
+            server = None if watch.left_listening() else left  # a kernel's own server stays
+        elif server is None and watch.server is not None:  # it listened, then ended by itself or at the limit
+            server = {**watch.server, "stopped_s": None}
+    return (128 + -code if code < 0 else code), server
 ROOT, LIMIT = "/workspace", 5000
 def entry(path):
     """(kind, size, mtime, ctime) of a path, not following links; kind f(ile) d(ir) l(ink) o(ther)."""
@@ -178,7 +213,7 @@ def place(rel, data, mode):
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
 listing = {}
 for line in sys.stdin.buffer:
-    placed = True
+    placed, server = True, None
     try:
         req = json.loads(line)
         argv, files = req["argv"], req.get("files") or {}
@@ -189,23 +224,32 @@ for line in sys.stdin.buffer:
             placed = False
             argv = req.get("fallback") or argv
         refresh(listing, [*(req.get("put") or []), *files])
-        code = run(argv, float(req["deadline"]), req.get("spare"))
+        code, server = run(argv, float(req["deadline"]), req.get("spare"), req.get("server"))
     except Exception as exc:
         frame(b"O", f"codeduet runner: {exc!r}\n".encode())
-        code = 127
+        code, server = 127, None
     reap()
     try:
         after, complete = scan()
         report = changes(listing, after, complete)
         listing = after
-        payload = json.dumps({"exit_code": code, "changes": report, "placed": placed})
+        payload = json.dumps({"exit_code": code, "changes": report, "placed": placed, "server": server})
         if len(payload) > 512 * 1024:  # too long a listing for one frame: the host copies everything back
-            payload = json.dumps({"exit_code": code, "placed": placed, "changes": {
+            payload = json.dumps({"exit_code": code, "placed": placed, "server": server, "changes": {
                 **report, "files": [], "dirs": [], "removed": [], "complete": False}})
     except Exception as exc:
-        payload = json.dumps({"exit_code": code, "changes": None, "error": repr(exc)})
+        payload = json.dumps({"exit_code": code, "changes": None, "error": repr(exc), "server": server})
     frame(b"X", payload.encode())
 '''
+
+
+
+@functools.cache
+def runner_source() -> str:
+    """The runner's program: RUNNER after the server watch it uses (agents/sandbox/incontainer/listening.py)."""
+    watch = (Path(incontainer.__file__).parent / "listening.py").read_text(encoding="utf-8")
+    return f"{watch}\n{RUNNER}"
+
 
 MAX_FRAME = 1 << 20
 """Largest frame the host accepts (the runner reads at most 64 KiB at a time)."""
