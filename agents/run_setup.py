@@ -129,7 +129,7 @@ def open_run(scenario: Scenario, opts: RunOptions, display: Display, human: Huma
     provider = resolve_model(scenario, opts)
     scenario = overridden(scenario, opts)
     provider.check_ready(display.console)  # an automatic model pull shows its progress bar there
-    for line in preflight(scenario.sandbox):
+    for line in preflight(scenario.sandbox, scenario.path):
         display.info(line)
     run_dir, run_id = new_run_dir(opts.workspaces or default_workspaces(), scenario.name or "run")
     if os.environ.get(KEEP_SCENARIO_ENV) and scenario.path is not None and scenario.path.is_file():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -13,19 +14,62 @@ sandbox_app = typer.Typer(no_args_is_help=True, help="Build, inspect and clean t
 
 
 @sandbox_app.command("build")
-def sandbox_build(image: Optional[str] = typer.Option(None, help=f"The tag (default {SANDBOX_IMAGE}, or "
+def sandbox_build(scenarios: Optional[list[Path]] = typer.Argument(None, metavar="[SCENARIO.yaml]...",
+                                                                   help="Build the images these scenarios need "
+                                                                   "(their languages, preset and packages)."),
+                  image: Optional[str] = typer.Option(None, help=f"The tag (default {SANDBOX_IMAGE}, or "
                                                     "codeduet-sandbox:c-go for --languages c,go)."),
                   languages: Optional[str] = typer.Option(None, metavar="LANG,...", help="Toolchains to add: c, "
                                                           "cpp, go, rust, javascript (Debian trixie's)."),
+                  preset: Optional[str] = typer.Option(None, help="backend | frontend | web: their languages and "
+                                                       "Debian packages (docs/SANDBOX.md)."),
+                  debian: Optional[str] = typer.Option(None, metavar="PKG,...", help="Debian packages to add."),
+                  python: Optional[str] = typer.Option(None, metavar="REQ,...", help="PyPI packages to add (name or "
+                                                       "name==version): wheels fetched now, installed offline."),
                   method: str = typer.Option("auto", help="auto | mmdebstrap | dockerfile")) -> None:
-    """Build the sandbox image locally (no registry needed)."""
-    from agents.sandbox.config import language_image
+    """Build the sandbox image locally (no registry needed); with scenarios, the images they need."""
+    from agents.sandbox.config import SandboxConfig
     from agents.sandbox.image import build_image
+    from agents.yamlio import validate
 
     with cli_errors():
-        langs = tuple(language_list(languages) or ())
-        image_id = build_image(image, method=method, console=console, languages=langs)
-        console.print(f"built {image or language_image(langs)} ({image_id[:19]})")
+        if scenarios:
+            build_for_scenarios(scenarios, method)
+            return
+        cfg = validate(SandboxConfig, {"languages": list(language_list(languages) or ()), "preset": preset,
+                                       "packages": {"debian": _split(debian), "python": _split(python)}},
+                       "sandbox build", {})
+        tag = image or cfg.image
+        image_id = build_image(tag, method=method, console=console, languages=cfg.languages,
+                               debian=cfg.debian_packages, python=cfg.packages.python)
+        console.print(f"built {tag} ({image_id[:19]})")
+
+
+def build_for_scenarios(paths: list[Path], method: str) -> None:
+    """Build the image each scenario's sandbox needs, once per image; one that a built image already serves (the
+    image itself, or one with more languages and packages) is named, not built again."""
+    from agents.sandbox.image import build_image, docker_client, image_status, resolve_image
+    from agents.scenario import load_scenario
+
+    configs = {}
+    for path in paths:
+        cfg = load_scenario(path).sandbox
+        if cfg.kind == "docker":
+            configs.setdefault(cfg.image, cfg)
+    client = docker_client()
+    for tag, cfg in configs.items():
+        have = resolve_image(tag, cfg.languages, client, cfg.debian_packages, cfg.packages.python)
+        if image_status(have, client)["exists"]:  # a tag is named by its packages: the one found has them
+            console.print(f"{tag}: built" + (f" ({have} has everything it needs)" if have != tag else ""))
+            continue
+        image_id = build_image(tag, method=method, console=console, languages=cfg.languages,
+                               debian=cfg.debian_packages, python=cfg.packages.python)
+        console.print(f"built {tag} ({image_id[:19]})")
+
+
+def _split(text: str | None) -> list[str]:
+    """A comma- or space-separated option as a list."""
+    return [part for part in (text or "").replace(",", " ").split() if part]
 
 
 @sandbox_app.command("status")

@@ -2,18 +2,84 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from agents.defaults import SANDBOX_IMAGE
+from agents.defaults import COMMAND, SANDBOX_IMAGE
 from agents.languages import normalize
+from agents.sandbox.presets import PRESET_DEFAULTS, PRESETS, preset_debian
 from agents.schema import Strict
 
 COMPILED_DEFAULTS = {"memory": "2g", "timeout": 60.0, "pids": 256, "tmpfs_size": "1g", "disk": "512m"}
 """The limits a sandbox with languages gets where the scenario sets none: measured so that rustc, cargo test, `go
 build` and a C++ build with CMake and Catch2 succeed on one CPU (docs/BENCHMARKS.md, "Toolchains")."""
+
+
+DEBIAN_NAME = re.compile(r"[a-z0-9][a-z0-9+.-]+")
+"""A Debian package name (Debian policy 5.6.1)."""
+PYTHON_REQUIREMENT = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?:\s*==\s*([A-Za-z0-9.!+_-]+))?")
+"""A PyPI requirement as a scenario declares it: a name, or a name pinned with ==."""
+
+
+def python_name(name: str) -> str:
+    """A PyPI project name in its normal form (PEP 503): Scikit_Learn -> scikit-learn."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+class Packages(Strict):
+    """Packages a scenario's code needs besides the image's: installed when the image is built (`codeduet sandbox
+    build SCENARIO.yaml`), never at run time (the sandbox has no network)."""
+
+    debian: list[str] = Field(default_factory=list)
+    """Debian packages of the image's suite (trixie with languages or a preset, else bookworm), e.g. [sqlite3,
+    node-lodash]: the only way to JavaScript modules (Debian's node-* packages)."""
+    python: list[str] = Field(default_factory=list)
+    """PyPI packages, a name or name==version (e.g. ["scikit-learn==1.5.2", tabulate]): their wheels are downloaded
+    by `sandbox build` and installed offline into the image, each pinned with its version and sha256."""
+    rust: list[str] = Field(default_factory=list)
+    """Not supported yet: crates cannot be declared (the sandbox's cargo is offline)."""
+    javascript: list[str] = Field(default_factory=list)
+    """Not supported: the npm registry is not reachable from here; declare Debian's node-* packages in `debian`."""
+
+    @field_validator("debian")
+    @classmethod
+    def _debian(cls, v: list[str]) -> list[str]:
+        bad = [name for name in v if not DEBIAN_NAME.fullmatch(str(name))]
+        if bad:
+            raise ValueError(f"'{bad[0]}' is not a Debian package name (lower case, like python3-flask)")
+        return sorted(set(v))
+
+    @field_validator("python")
+    @classmethod
+    def _python(cls, v: list[str]) -> list[str]:
+        out = {}
+        for req in v:
+            match = PYTHON_REQUIREMENT.fullmatch(str(req).strip())
+            if not match:
+                raise ValueError(f"'{req}' is not a PyPI requirement: use a name or name==version "
+                                 "(e.g. scikit-learn==1.5.2)")
+            name = python_name(match[1])
+            out[name] = f"{name}=={match[2]}" if match[2] else name
+        return sorted(out.values())
+
+    @field_validator("rust")
+    @classmethod
+    def _rust(cls, v: list[str]) -> list[str]:
+        if v:
+            raise ValueError("packages.rust is not supported yet: crates cannot be installed in the sandbox image; "
+                             "write the code with Rust's standard library")
+        return v
+
+    @field_validator("javascript")
+    @classmethod
+    def _javascript(cls, v: list[str]) -> list[str]:
+        if v:
+            raise ValueError("packages.javascript is not supported: the npm registry is not reachable; declare "
+                             f"Debian's package instead (packages.debian: [node-{str(v[0]).lstrip('@')}])")
+        return v
 
 
 class SandboxConfig(Strict):
@@ -27,6 +93,14 @@ class SandboxConfig(Strict):
     languages: list[str] = Field(default_factory=list)
     """Languages besides Python the code may use: c, cpp, go, rust, javascript (agents/languages.py). Their blocks
     are built and run, and the image has their toolchains; Python is always there."""
+    preset: Literal["backend", "frontend", "web"] | None = None
+    """A kind of task (agents/sandbox/presets.py): backend (Go, JavaScript; Flask, FastAPI with uvicorn, httpx,
+    requests, express, supertest), frontend (JavaScript; headless Chromium, jsdom, React) or web (both). It adds its
+    languages and Debian packages to the image, and larger limits (memory 2g, pids 1024, timeout 60) where the
+    scenario sets none."""
+    packages: Packages = Field(default_factory=Packages)
+    """Packages installed when the image is built (`codeduet sandbox build SCENARIO.yaml`); a run whose image lacks
+    them stops before it starts, with the build command."""
     session: Literal["process", "kernel"] = "process"
     """process: every block runs in a fresh interpreter (a script, as `python3 file.py`). kernel: the Python blocks of
     an attempt run in one long-lived interpreter in the same hardened container, so variables, imports and loaded
@@ -82,14 +156,37 @@ class SandboxConfig(Strict):
 
     @model_validator(mode="after")
     def _language_defaults(self) -> "SandboxConfig":
-        """With languages: their image, and limits a compiler fits in, where the scenario names none."""
-        if self.languages:
-            unset = {k: v for k, v in COMPILED_DEFAULTS.items() if k not in self.model_fields_set}
-            if "image" not in self.model_fields_set:
-                unset["image"] = language_image(self.languages)
-            for key, value in unset.items():
-                object.__setattr__(self, key, value)  # defaults only: validate_assignment stays off
+        """With languages (a preset's too): their image, and limits a compiler (a server, a browser) fits in, where
+        the scenario names none; with packages, the image named by them."""
+        if self.preset:
+            object.__setattr__(self, "languages", list(normalize([*self.languages, *PRESETS[self.preset].languages])))
+        defaults = {**(COMPILED_DEFAULTS if self.languages else {}), **(PRESET_DEFAULTS if self.preset else {})}
+        unset = {k: v for k, v in defaults.items() if k not in self.model_fields_set}
+        if "image" not in self.model_fields_set:
+            unset["image"] = image_tag(self.languages, self.debian_packages, self.packages.python)
+        for key, value in unset.items():
+            object.__setattr__(self, key, value)  # defaults only: validate_assignment stays off
         return self
+
+    @property
+    def debian_packages(self) -> tuple[str, ...]:
+        """The Debian packages the image needs besides Python's and the languages' own: the preset's and the
+        declared ones, sorted."""
+        return tuple(sorted({*preset_debian(self.preset), *self.packages.debian}))
+
+    @property
+    def build_command(self) -> str:
+        """The `sandbox build` command line that makes this sandbox's image (without a scenario file)."""
+        parts = [f"{COMMAND} sandbox build"]
+        if self.languages:
+            parts.append(f"--languages {','.join(sorted(self.languages))}")
+        if self.preset:
+            parts.append(f"--preset {self.preset}")
+        if self.packages.debian:
+            parts.append(f"--debian {','.join(self.packages.debian)}")
+        if self.packages.python:
+            parts.append(f"--python {','.join(self.packages.python)}")
+        return " ".join(parts)
 
     @field_validator("memory", "tmpfs_size", "disk", "copy_back_max")
     @classmethod
@@ -119,6 +216,24 @@ def parse_size(v: str) -> int:
     if v[-1] in units:
         return int(float(v[:-1]) * units[v[-1]])
     return int(v)
+
+
+def package_hash(debian: tuple[str, ...] | list[str] = (), python: tuple[str, ...] | list[str] = ()) -> str:
+    """Eight hex digits naming a package set (Debian's besides the base and languages', PyPI's requirements)."""
+    text = f"debian:{','.join(sorted(set(debian)))}\npython:{','.join(sorted(set(python)))}\n"
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def image_tag(languages: list[str] | tuple[str, ...], debian: tuple[str, ...] | list[str] = (),
+              python: tuple[str, ...] | list[str] = (), base: str = SANDBOX_IMAGE) -> str:
+    """The image tag of a language set with packages: the languages' tag with the package set's hash
+    (`codeduet-sandbox:go-javascript-p1a2b3c4d`, `codeduet-sandbox:python-p...` without languages); without
+    packages, language_image's."""
+    tag = language_image(languages, base)
+    if not debian and not python:
+        return tag
+    repo = tag.rpartition(":")[0]
+    return f"{repo}:{'-'.join(sorted(languages)) or 'python'}-p{package_hash(debian, python)}"
 
 
 def language_image(languages: list[str] | tuple[str, ...], base: str = SANDBOX_IMAGE) -> str:

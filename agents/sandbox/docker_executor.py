@@ -22,11 +22,12 @@ from agents.run_folder import container_name
 from agents.sandbox.archive import CopyReport, WorkspaceSync
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.filenames import command_for, not_in_sandbox, place_block, ran_as
-from agents.sandbox.image import docker_client, ensure_image, resolve_image
+from agents.sandbox.image import docker_client, ensure_image, image_status, resolve_image
 from agents.sandbox.kernel import KERNEL_PIDS, KILL_BUT_KERNEL, in_kernel, kernel_argv, kernel_history
 from agents.sandbox.lost import between_blocks, check_count, lost_state, remove_lost, under_block
 from agents.sandbox.offline import pip_note
 from agents.sandbox.output import BoundedOutput
+from agents.sandbox.packages import pinned
 from agents.sandbox.runner import RunnerBroken, RunnerClient, runner_source
 from agents.sandbox.servers import served, server_line
 
@@ -118,6 +119,8 @@ class DockerExecutor:
         self.container: Any = None
         self.client: Any = None
         self.image_id: str | None = None
+        self.image_packages: dict[str, Any] = {}
+        """The declared packages the image was built with (agents/sandbox/packages.py pinned)."""
         self.image = cfg.image
         """The image the container runs: cfg.image, or a built image with more languages (resolve_image)."""
         self.counter = 0
@@ -164,8 +167,10 @@ class DockerExecutor:
 
         self._close_client()  # a lost container's replacement gets a new client
         self.client = docker_client()
-        self.image = resolve_image(self.cfg.image, self.cfg.languages, self.client)
-        self.image_id = ensure_image(self.image, self.client, self.cfg.languages)
+        self.image = resolve_image(self.cfg.image, self.cfg.languages, self.client, self.cfg.debian_packages,
+                                   self.cfg.packages.python)
+        self.image_id = ensure_image(self.image, self.client, self.cfg.languages, python=self.cfg.packages.python)
+        self.image_packages = pinned(image_status(self.image, self.client).get("labels") or {})
         self.workspace.mkdir(parents=True, exist_ok=True)
         if self.reaper is None:  # before the container: no moment without a cleaner
             self.reaper = Reaper(f"{LABEL}={self.run_id}", self.reap_folder)
@@ -261,9 +266,11 @@ class DockerExecutor:
             reaper.disarm()
 
     def describe(self) -> dict[str, Any]:
-        """Kind, image, image id and limits, for the transcript."""
+        """Kind, image, image id, the image's declared packages as built (Debian's versions, PyPI's versions and
+        sha256) and limits, for the transcript."""
         return {"kind": "docker", "image": self.image, "image_id": self.image_id,
-                "container": container_name(self.run_id), **self.cfg.model_dump(exclude={"kind", "image"})}
+                "image_packages": self.image_packages, "container": container_name(self.run_id),
+                **self.cfg.model_dump(exclude={"kind", "image"})}
 
     # -- execution ---------------------------------------------------------------------------
     def execute(self, code: str, language: str = "python", run: bool = True) -> ExecResult:

@@ -17,7 +17,8 @@ from agents.defaults import COMMAND, SANDBOX_IMAGE, VERSION
 from agents.errors import DockerUnavailable, EnvironmentProblem, ImageMissing
 from agents.languages import packages as language_packages
 from agents.paths import codeduet_home
-from agents.sandbox.config import language_image
+from agents.sandbox.config import image_tag, language_image, package_hash
+from agents.sandbox.packages import DEBIAN_LABEL, debian_labels, debian_versions, has_python, missing_python
 
 if TYPE_CHECKING:
     import docker
@@ -125,9 +126,15 @@ def image_status(tag: str = IMAGE_DEFAULT, client: docker.DockerClient | None = 
 
 
 def ensure_image(tag: str = IMAGE_DEFAULT, client: docker.DockerClient | None = None,
-                 languages: tuple[str, ...] | list[str] = ()) -> str:
-    """The id of the local image `tag`; ImageMissing if absent (never pulls)."""
+                 languages: tuple[str, ...] | list[str] = (), command: str | None = None,
+                 python: tuple[str, ...] | list[str] = ()) -> str:
+    """The id of the local image `tag`; ImageMissing if absent (never pulls), or if it lacks one of the `python`
+    requirements, naming `command` (the build command of the sandbox's image) when given."""
     status = image_status(tag, client)
+    lacking = missing_python(python, status.get("labels") or {}) if status["exists"] else []
+    if command and (lacking or not status["exists"]):
+        what = f"image {tag} has no {', '.join(lacking)}" if lacking else f"no sandbox image {tag} is built"
+        raise ImageMissing(f"{what}: run `{command}` (offline from the packages it fetches; a few minutes)")
     if not status["exists"]:
         if languages and tag == language_image(tuple(languages)):
             hint = BUILD_HINT.replace("build`", f"build --languages {','.join(languages)}`")
@@ -139,18 +146,27 @@ def ensure_image(tag: str = IMAGE_DEFAULT, client: docker.DockerClient | None = 
 
 
 def resolve_image(tag: str, languages: tuple[str, ...] | list[str] = (),
-                  client: docker.DockerClient | None = None) -> str:
-    """The image a sandbox runs: `tag`; or, when `tag` is the default image of a language set and is not built, the
-    smallest built codeduet image that has every one of those languages (`sandbox build --languages
-    c,cpp,go,javascript,rust` serves every scenario)."""
-    if not languages or tag != language_image(tuple(languages)):
+                  client: docker.DockerClient | None = None, debian: tuple[str, ...] | list[str] = (),
+                  python: tuple[str, ...] | list[str] = ()) -> str:
+    """The image a sandbox runs: `tag`; or, when `tag` is the default image of a language and package set and is
+    not built, the smallest built codeduet image that has every one of those languages and packages (`sandbox build
+    --languages c,cpp,go,javascript,rust --preset web` serves every scenario that declares no PyPI package)."""
+    if not (languages or debian or python) or tag != image_tag(tuple(languages), debian, python):
         return tag
     client = client or docker_client()
     if image_status(tag, client)["exists"]:
         return tag
     fits = [image for image in client.images.list(filters={"label": LANGUAGES_LABEL}) if image.tags and
-            set(languages) <= set((image.labels or {}).get(LANGUAGES_LABEL, "").split(","))]
+            holds(image.labels or {}, languages, debian, python)]
     return min(fits, key=lambda image: image.attrs.get("Size") or 0).tags[0] if fits else tag
+
+
+def holds(labels: dict[str, str], languages: tuple[str, ...] | list[str], debian: tuple[str, ...] | list[str] = (),
+          python: tuple[str, ...] | list[str] = ()) -> bool:
+    """Whether an image (by its labels) has every one of the languages and packages."""
+    built = tuple(n for n in labels.get(LANGUAGES_LABEL, "").split(",") if n)
+    extra = tuple(n for n in labels.get(DEBIAN_LABEL, "").split(",") if n)
+    return set(languages) <= set(built) and set(debian) <= set(recipe(built, extra)[1]) and has_python(python, labels)
 
 
 def remove_image(tag: str = IMAGE_DEFAULT, *, base: bool = True) -> list[str]:
@@ -188,11 +204,11 @@ def rootfs_key(packages: tuple[str, ...] = PACKAGES, suite: str = SUITE) -> str:
     return digest.hexdigest()[:12]
 
 
-def recipe(languages: tuple[str, ...] = ()) -> tuple[str, tuple[str, ...]]:
-    """The Debian suite and packages of the image for a language set (none: the Python image)."""
-    if not languages:
-        return SUITE, PACKAGES
-    return LANGUAGE_SUITE, PACKAGES + language_packages(languages)
+def recipe(languages: tuple[str, ...] = (), debian: tuple[str, ...] = ()) -> tuple[str, tuple[str, ...]]:
+    """The Debian suite and packages of the image for a language set and the Debian packages declared besides
+    (none: the Python image; with languages, Debian 13)."""
+    packages = PACKAGES + language_packages(languages) if languages else PACKAGES
+    return (LANGUAGE_SUITE if languages else SUITE), tuple(dict.fromkeys(packages + tuple(sorted(debian))))
 
 
 def build_dir() -> Path:
@@ -204,21 +220,34 @@ def build_dir() -> Path:
 
 def build_image(
     tag: str | None = None, *, method: str = "auto", console: Console | None = None,
-    languages: tuple[str, ...] = (),
+    languages: tuple[str, ...] | list[str] = (), debian: tuple[str, ...] | list[str] = (),
+    python: tuple[str, ...] | list[str] = (),
 ) -> str:
-    """Build `tag` (default: the image of `languages`) locally (auto: mmdebstrap when installed, else a
-    Dockerfile); returns the image id."""
+    """Build `tag` (default: the image of `languages` and the packages) locally (auto: mmdebstrap when installed,
+    else a Dockerfile), with the `debian` packages in its rootfs and the `python` requirements' wheels in a layer
+    over it (agents/sandbox/wheels.py); returns the image id."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, not {method!r}")
-    languages = tuple(sorted(languages))
-    tag = tag or language_image(languages)
+    languages, debian, python = tuple(sorted(languages)), tuple(sorted(set(debian))), tuple(sorted(set(python)))
+    tag = tag or image_tag(languages, debian, python)
     if method == "auto":
         method = "mmdebstrap" if shutil.which("mmdebstrap") else "dockerfile"
     client = docker_client()
     with _steps(console) as step:
-        if method == "mmdebstrap":
-            return _build_mmdebstrap(client, tag, step, languages)
-        return _build_dockerfile(client, tag, step, languages)
+        base = image_tag(languages, debian) if python else tag
+        if python and image_status(base, client)["exists"] and not stale(image_status(base, client), languages,
+                                                                          debian):
+            with step(f"{base} (built)"):
+                pass
+        elif method == "mmdebstrap":
+            _build_mmdebstrap(client, base, step, languages, debian)
+        else:
+            _build_dockerfile(client, base, step, languages, debian)
+        if not python:
+            return ensure_image(tag, client)
+        from agents.sandbox.wheels import build_python_layer
+
+        return build_python_layer(client, tag, base, python, step, _docker_build)
 
 
 Detail = Callable[[str], None]
@@ -250,17 +279,20 @@ def _steps(console: Console | None) -> Iterator[StepFn]:
         yield step
 
 
-def _build_mmdebstrap(client: docker.DockerClient, tag: str, step: StepFn, languages: tuple[str, ...] = ()) -> str:
+def _build_mmdebstrap(client: docker.DockerClient, tag: str, step: StepFn, languages: tuple[str, ...] = (),
+                      debian: tuple[str, ...] = ()) -> str:
     """Rootfs tarball (cached) -> docker import as the base tag (skipped if current) -> user layer."""
-    suite, packages = recipe(languages)
+    suite, packages = recipe(languages, debian)
     key = rootfs_key(packages, suite)
-    tarball = build_dir() / f"rootfs-{'-'.join(languages) or 'python'}-{key}.tar"
+    family = ("-".join(languages) or "python") + (f"-p{package_hash(debian)}" if debian else "")
+    tarball = build_dir() / f"rootfs-{family}-{key}.tar"
     python = _python_of(tarball)
     if tarball.exists() and python:
         with step(f"rootfs (cached {tarball.name})"):
             pass
     else:
-        what = f"rootfs (Debian {suite}" + (f" with {', '.join(languages)})" if languages else ")")
+        what = f"rootfs (Debian {suite}" + (f" with {', '.join(languages)}" if languages else "") + \
+            (f" and {len(debian)} packages)" if debian else ")")
         with step(what) as detail:
             _run_rootfs_script(tarball, detail, suite, packages)
         python = _python_of(tarball)
@@ -277,7 +309,8 @@ def _build_mmdebstrap(client: docker.DockerClient, tag: str, step: StepFn, langu
             if "errorDetail" in str(out) or not image_status(base, client)["exists"]:
                 raise EnvironmentProblem(f"docker import of {tarball} failed: {str(out).strip()[-200:]}")
     dockerfile = LAYER_DOCKERFILE.format(base=base, uid=SANDBOX_UID, languages=language_layer(languages))
-    labels = _labels(python, "mmdebstrap", layer_recipe(languages), languages)
+    labels = _labels(python, "mmdebstrap", layer_recipe(languages, debian), languages)
+    labels.update(debian_labels(debian, debian_versions(tarball) if debian else {}))
     with step("layer" + (" (Go's standard library is compiled once: about 2 min)" if "go" in languages else "")) \
             as detail:
         return _docker_build(client, tag, dockerfile, labels, {}, detail)
@@ -290,28 +323,31 @@ RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-ins
 """
 
 
-def _build_dockerfile(client: docker.DockerClient, tag: str, step: StepFn, languages: tuple[str, ...] = ()) -> str:
-    """docker/Dockerfile (FROM python:3.12-slim), or for languages Debian's own image with their packages; both need
-    a reachable registry for the base image."""
-    if languages:
-        suite, packages = recipe(languages)
+def _build_dockerfile(client: docker.DockerClient, tag: str, step: StepFn, languages: tuple[str, ...] = (),
+                      debian: tuple[str, ...] = ()) -> str:
+    """docker/Dockerfile (FROM python:3.12-slim), or for languages or Debian packages Debian's own image with them;
+    both need a reachable registry for the base image (the declared packages' versions are not labelled)."""
+    if languages or debian:
+        suite, packages = recipe(languages, debian)
         dockerfile = DEBIAN_DOCKERFILE.format(suite=suite, packages=" ".join(packages)) + \
             LAYER_DOCKERFILE.format(base="scratch", uid=SANDBOX_UID, languages=language_layer(languages)) \
             .replace("FROM scratch\n", "")
     else:
         dockerfile = (DOCKER_DIR / "Dockerfile").read_text()
     labels = _labels(None, "dockerfile", dockerfile, languages)
+    if debian:
+        labels[DEBIAN_LABEL] = ",".join(debian)
     with step(f"build {tag} from a Dockerfile") as detail:
-        args = {} if languages else {"CODEDUET_VERSION": labels[VERSION_LABEL]}
+        args = {} if languages or debian else {"CODEDUET_VERSION": labels[VERSION_LABEL]}
         hint = "it needs a registry for its base image; offline, install mmdebstrap and use --method mmdebstrap"
         return _docker_build(client, tag, dockerfile, labels, args, detail, hint)
 
 
-def layer_recipe(languages: tuple[str, ...] = ()) -> str:
+def layer_recipe(languages: tuple[str, ...] = (), debian: tuple[str, ...] = ()) -> str:
     """What an mmdebstrap-built image is made of (the rootfs key, the layer's Dockerfile, the files it copies):
     its version label is a digest of this, so an image built from an older recipe is known as such."""
-    suite, packages = recipe(languages)
-    base = base_tag(language_image(languages))
+    suite, packages = recipe(languages, debian)
+    base = base_tag(image_tag(languages, debian))
     dockerfile = LAYER_DOCKERFILE.format(base=base, uid=SANDBOX_UID, languages=language_layer(languages))
     return rootfs_key(packages, suite) + dockerfile + FIGURES_BACKEND.read_text(encoding="utf-8")
 
@@ -321,14 +357,16 @@ def recipe_version(recipe_text: str) -> str:
     return f"{VERSION}-{hashlib.sha256(recipe_text.encode()).hexdigest()[:8]}"
 
 
-def stale(status: dict[str, Any], languages: tuple[str, ...] = ()) -> bool:
+def stale(status: dict[str, Any], languages: tuple[str, ...] = (), debian: tuple[str, ...] = ()) -> bool:
     """Whether an image codeduet built with mmdebstrap comes from an older recipe than this version's (another
     package list, layer or figures backend): `sandbox build` makes it again."""
     labels = status.get("labels") or {}
     if not status.get("exists") or labels.get(f"{LABEL}.method") != "mmdebstrap":
         return False
     built = tuple(sorted(n for n in labels.get(LANGUAGES_LABEL, "").split(",") if n))
-    return built == tuple(sorted(languages)) and labels.get(VERSION_LABEL) != recipe_version(layer_recipe(built))
+    extra = tuple(sorted(n for n in labels.get(DEBIAN_LABEL, "").split(",") if n))
+    same = built == tuple(sorted(languages)) and extra == tuple(sorted(debian))
+    return same and labels.get(VERSION_LABEL) != recipe_version(layer_recipe(built, extra))
 
 
 def _labels(python: str | None, method: str, recipe: str, languages: tuple[str, ...] = ()) -> dict[str, str]:
@@ -342,16 +380,20 @@ def _labels(python: str | None, method: str, recipe: str, languages: tuple[str, 
 
 
 def _docker_build(client: docker.DockerClient, tag: str, dockerfile: str, labels: dict[str, str],
-                  buildargs: dict[str, str], detail: Detail, hint: str = "") -> str:
-    """Build `dockerfile` in a temp context dir, streaming step lines into `detail`; returns the id."""
+                  buildargs: dict[str, str], detail: Detail, hint: str = "", context: Path | None = None,
+                  network_mode: str | None = None) -> str:
+    """Build `dockerfile` in a temp context dir (with the folder `context` in it, as its own name), streaming step
+    lines into `detail`; returns the id."""
     old_id = image_status(tag, client).get("id")
     with tempfile.TemporaryDirectory(prefix="codeduet-layer-") as ctx:
         Path(ctx, "Dockerfile").write_text(dockerfile)
         shutil.copy(GO_WRAPPER, Path(ctx, "go-wrapper.sh"))
         shutil.copy(FIGURES_BACKEND, Path(ctx, FIGURES_BACKEND.name))
+        if context is not None:
+            shutil.copytree(context, Path(ctx, context.name))
         log: list[str] = []
         stream = client.api.build(path=ctx, tag=tag, labels=labels, buildargs=buildargs, rm=True,
-                                  forcerm=True, decode=True)
+                                  forcerm=True, decode=True, network_mode=network_mode)
         for chunk in stream:
             if "error" in chunk:
                 tail = next((line for line in reversed(log) if line.startswith("Step ")), "start")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from agents.defaults import COMMAND
 from agents.sandbox.config import SandboxConfig
 
 NETWORK_WARNING = ("sandbox.network: bridge gives LLM-written code Docker's network: it can reach the internet and "
@@ -17,9 +20,10 @@ def warnings_for(cfg: SandboxConfig) -> list[str]:
     return [NETWORK_WARNING] if cfg.kind == "docker" and cfg.network != "none" else []
 
 
-def preflight(cfg: SandboxConfig) -> list[str]:
+def preflight(cfg: SandboxConfig, scenario: Path | None = None) -> list[str]:
     """Raise DockerUnavailable / ImageMissing early; return lines to show the user (warnings first). `cfg.image`
-    becomes the image that will run (agents/sandbox/image.py resolve_image)."""
+    becomes the image that will run (agents/sandbox/image.py resolve_image). An image without the scenario's preset
+    or declared packages is ImageMissing with the command that builds it (`codeduet sandbox build SCENARIO.yaml`)."""
     lines = [f"[yellow]warning:[/] {w}" for w in warnings_for(cfg)]
     if cfg.kind != "docker":
         return lines
@@ -28,8 +32,8 @@ def preflight(cfg: SandboxConfig) -> list[str]:
 
     client = docker_client()
     try:
-        image = resolve_image(cfg.image, cfg.languages, client)
-        ensure_image(image, client, cfg.languages)
+        image = resolve_image(cfg.image, cfg.languages, client, cfg.debian_packages, cfg.packages.python)
+        ensure_image(image, client, cfg.languages, build_command(cfg, scenario), cfg.packages.python)
         cfg.image = image  # the image that runs (one with more languages, when the set's own is not built): the
         # transcript records it, and replay --execute runs it again
         removed = remove_orphans(client)
@@ -38,3 +42,13 @@ def preflight(cfg: SandboxConfig) -> list[str]:
     if removed:
         lines.append(f"removed {len(removed)} orphaned sandbox container(s) left by a killed run: {', '.join(removed)}")
     return lines
+
+
+def build_command(cfg: SandboxConfig, scenario: Path | None = None) -> str | None:
+    """The command that builds the image of a sandbox with a preset or declared packages: `codeduet sandbox build`
+    with the scenario's file when there is one, else with the options that say the same (None without packages)."""
+    if not (cfg.preset or cfg.debian_packages or cfg.packages.python):
+        return None
+    if scenario is not None and scenario.is_file():
+        return f"{COMMAND} sandbox build {scenario}"
+    return cfg.build_command
