@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -11,21 +12,27 @@ from agents.errors import BadInputError
 
 
 def chat_command(console: Console, model: str | None, human: str, max_auto_reply: int,
-                 workspace: Path | None, languages: list[str] | None = None, session: str = "kernel") -> int:
+                 workspace: Path | None, languages: list[str] | None = None, session: str = "",
+                 preset: str = "", checks: list[dict[str, Any]] | None = None) -> int:
     """`codeduet chat`: the person types a task, the loop runs with them in it, and then they can type the next one;
     each task is its own run. 'exit' (or a closed stdin after a run) ends it with the last run's exit code.
 
     `session` is the sandbox's (kernel by default): a chat is explored step by step ("load it", "now by region",
     "plot it"), and in a kernel the follow-ups a person types into a run reuse what the earlier blocks loaded
-    instead of the model resending and recomputing everything."""
+    instead of the model resending and recomputing everything.
+
+    `preset` (backend, frontend, web) picks the image a web task needs; `checks` (agents/task_spec.py) are every
+    task's acceptance checks: with them, the checks decide success, not the model's word."""
     from agents.conversation import RunOptions, run_scenario, until_stopped
     from agents.display import ConsoleDisplay
     from agents.hitl import EXIT_WORDS, human_for_mode, normalize_mode, read_task
-    from agents.sandbox.config import SandboxConfig
-    from agents.scenario import Scenario, UserProxyConfig
+    from agents.scenario import scenario_from_data
+    from agents.task_spec import describe_checks, sandbox_block
 
     mode = normalize_mode(human) or "ALWAYS"
     code, runs = 0, 0
+    if checks:
+        console.print(f"[dim]every task is checked by: {describe_checks(checks)}[/]")
     while True:
         try:
             task = read_task(console)
@@ -38,10 +45,10 @@ def chat_command(console: Console, model: str | None, human: str, max_auto_reply
             raise
         if task.lower() in EXIT_WORDS:
             return code
-        scenario = Scenario(name="chat", description="free-form session from `codeduet chat`", task=task,
-                            sandbox=SandboxConfig(session=session),
-                            user_proxy=UserProxyConfig(human_input_mode=mode,
-                                                       max_consecutive_auto_reply=max_auto_reply))
+        data = {"name": "chat", "description": "free-form session from `codeduet chat`", "task": task,
+                "sandbox": sandbox_block(languages or (), preset, session, checks), "checks": checks or [],
+                "user_proxy": {"human_input_mode": mode, "max_consecutive_auto_reply": max_auto_reply}}
+        scenario = scenario_from_data(data, {}, "codeduet chat", None)  # a bad check is one line, as in a file
         opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace,
                           languages=languages)
         result = until_stopped(lambda s=scenario, o=opts: run_scenario(s, o, display=ConsoleDisplay(console),

@@ -123,15 +123,27 @@ def chat(model: Optional[str] = typer.Option(None, help="A name in the model tab
          max_auto_reply: int = typer.Option(10, min=0), workspace: Optional[Path] = typer.Option(None),
          languages: Optional[str] = typer.Option(None, metavar="LANG,...", help="Toolchains for the tasks: c, cpp, "
                                                  "go, rust, javascript (docs/LANGUAGES.md)."),
-         session: str = typer.Option("kernel", metavar="kernel|process", help="kernel: the Python blocks of a task "
-                                     "share one live interpreter (variables persist); process: each block is a "
-                                     "fresh script.")) -> None:
+         session: Optional[str] = typer.Option(None, metavar="kernel|process", help="kernel: the Python blocks of "
+                                               "a task share one live interpreter (variables persist); process: "
+                                               "each block is a fresh script. Default: kernel, or process with "
+                                               "--languages, --preset or --server."),
+         preset: str = typer.Option("", metavar="backend|frontend|web", help="The image a web task needs: its "
+                                    "frameworks, Node, Go, a headless browser (docs/WEB.md)."),
+         expect: str = typer.Option("", help="Acceptance check: the output must contain this text."),
+         check: List[str] = typer.Option([], help="Acceptance check: a command that must exit 0 (repeatable)."),
+         server: str = typer.Option("", help="Acceptance check: the command that starts the task's server."),
+         port: Optional[int] = typer.Option(None, help="With --server: the port it listens on."),
+         request: List[str] = typer.Option([], help="With --server: 'METHOD /path [JSON] -> STATUS [TEXT]' "
+                                           "(repeatable).")) -> None:
     """Free-form session: type a task, then steer, approve or stop the loop."""
+    from agents.task_spec import quick_checks
+
     install_signal_handlers()
     with cli_errors():
+        checks = quick_checks(expect, check, server, port, request)
         raise typer.Exit(chat_command(console, model=model, human=human, max_auto_reply=max_auto_reply,
                                       workspace=workspace, languages=language_list(languages),
-                                      session=session_name(session) or "kernel"))
+                                      session=session_name(session) or "", preset=preset, checks=checks))
 
 
 @app.command(context_settings={"ignore_unknown_options": True})  # `replay -1`: the newest run, not an option

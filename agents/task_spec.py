@@ -59,17 +59,21 @@ def quick_checks(output: str = "", commands: list[str] | tuple[str, ...] = (), s
     return checks
 
 
-def sandbox_block(languages: list[str] | tuple[str, ...] | str = (), preset: str = "",
-                  session: str = "") -> dict[str, Any]:
-    """The `sandbox:` of a typed task: its languages (a list, or `c,go`), a preset, and the Python session."""
+def sandbox_block(languages: list[str] | tuple[str, ...] | str = (), preset: str = "", session: str = "",
+                  checks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The `sandbox:` of a typed task: its languages (a list, or `c,go`), a preset, and the Python session. No
+    session chosen: a live kernel for a Python-only task (explored step by step), a fresh process for a task with
+    other languages, a preset or a server to check (a server started in the kernel would hold it)."""
     if isinstance(languages, str):
         languages = [part for part in re.split(r"[,\s]+", languages) if part]
-    block: dict[str, Any] = {}
-    if session:
-        block["session"] = session
+    preset = "" if preset == "none" else preset
+    if not session:
+        plain = not languages and not preset and not any("http" in check for check in checks or ())
+        session = "kernel" if plain else "process"
+    block: dict[str, Any] = {"session": session}
     if languages:
         block["languages"] = list(languages)
-    if preset and preset != "none":
+    if preset:
         block["preset"] = preset
     return block
 

@@ -219,3 +219,19 @@ def test_chat_exit_at_the_task_prompt(workspaces, scripted_configs):
     child.sendline("exit")
     assert finish(child) == 0
     assert not (workspaces / "chat").exists()
+
+
+def test_chat_checks_every_task_with_the_acceptance_checks_given(sandbox_image, workspaces, scripted_configs):
+    """`chat --expect TEXT --check CMD`: the checks decide the task's success (here the output has 42 but not 43)."""
+    child = spawn("chat", "--model", "s", "--human", "never", "--expect", "43", "--check", "true",
+                  env=scripted_configs)
+    child.expect_exact("every task is checked by: stdout_contains: '43'; command: 'true'")
+    child.expect_exact("task> ")
+    child.sendline("Print six times seven.")
+    child.expect("status=failed")
+    child.expect_exact("task> ")
+    child.sendline("exit")
+    assert finish(child) == 1
+    t = load_transcript(only_run(workspaces, "chat"))
+    assert [c["passed"] for c in t["messages"][2]["outcome"]["checks"]] == [False, True]
+    assert t["scenario"]["sandbox"]["session"] == "kernel"  # Python alone: the live kernel, as before

@@ -37,7 +37,9 @@ def test_quick_checks_make_each_kind_and_refuse_a_half_http_check():
 def test_the_sandbox_of_a_typed_task():
     assert sandbox_block("c, go", "backend", "kernel") == {"session": "kernel", "languages": ["c", "go"],
                                                           "preset": "backend"}
-    assert sandbox_block((), "none") == {}
+    assert sandbox_block((), "none") == {"session": "kernel"}  # Python alone: explored in a live kernel
+    assert sandbox_block("", "frontend") == {"session": "process", "preset": "frontend"}
+    assert sandbox_block("", "", "", [{"http": {}}]) == {"session": "process"}  # a server would hold a kernel
 
 
 def test_the_task_box_fields_become_a_scenario_with_its_image_and_checks():
@@ -51,3 +53,10 @@ def test_the_task_box_fields_become_a_scenario_with_its_image_and_checks():
                                                       "expect": {"status": 200, "text": "[]"}}]
     with pytest.raises(BadInputError):
         typed_scenario({"task": "x", "server": "python3 app.py", "requests": "GET / -> 200"}, {}, [])
+
+
+def test_the_task_box_offers_every_preset():
+    from agents.sandbox.presets import PRESETS
+    from agents.ui.typed import PRESET_CHOICES
+
+    assert [name for name, _ in PRESET_CHOICES] == list(PRESETS)

@@ -38,7 +38,7 @@ from agents.ui.launch import Launcher
 from agents.ui.runs import SEGMENT, RunIndex, is_alive, run_path
 from agents.ui.security import CSRF_FIELD, check_csrf, csrf_token, guard
 from agents.ui.typed import NAME as TYPED_NAME
-from agents.ui.typed import typed_scenario, uploaded_files, write_typed
+from agents.ui.typed import PRESET_CHOICES, TYPED_FIELDS, typed_scenario, uploaded_files, write_typed
 
 STATIC = Path(__file__).parent / "static"
 STATUSES = ("running", *RUN_STATUSES)
@@ -55,6 +55,7 @@ class UI:
         self.launcher = Launcher(self.root, logs)
         self.env = Environment(loader=PackageLoader("agents.ui", "templates"), autoescape=select_autoescape(),
                                trim_blocks=True, lstrip_blocks=True)
+        self.env.globals["presets"] = PRESET_CHOICES  # the task box's preset menu
 
     def page(self, request: Request, name: str, status_code: int = 200, **values: Any) -> HTMLResponse:
         html = self.env.get_template(name).render(csrf=csrf_token(request), csrf_field=CSRF_FIELD,
@@ -203,7 +204,7 @@ async def new_task(request: Request) -> Response:
     if (problem := await check_csrf(request)) is not None:
         return PlainTextResponse(problem, status_code=403)
     form = await request.form()
-    fields = {k: str(form.get(k) or "") for k in ("task", "model", "setup", "session", "attempts", "max_seconds")}
+    fields = {k: str(form.get(k) or "") for k in TYPED_FIELDS}
     human = str(form.get("human") or "never")
     try:
         if human not in ("never", "always", "terminate") or fields["session"] not in ("", "kernel", "process"):

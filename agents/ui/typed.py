@@ -22,6 +22,13 @@ TYPED_DIR = ".typed"
 """Under the workspaces root: the scenarios of typed tasks, one file each."""
 FILE_MAX = 1 << 20
 SETUPS = {"pair": None, "team": ["planner", "developer", "qa"]}
+TYPED_FIELDS = ("task", "model", "setup", "session", "attempts", "max_seconds", "languages", "preset", "expect_output",
+                "check_commands", "server", "port", "requests")
+"""The task box's fields (agents/ui/templates/new.html), besides its files and who steers."""
+PRESET_CHOICES = [("backend", "Flask, FastAPI, express, Go's net/http"),
+                  ("frontend", "pages checked in a headless browser, jsdom, React"),
+                  ("web", "backend and frontend")]
+"""The task box's preset menu: each preset of agents/sandbox/presets.py, said in a few words."""
 
 
 async def uploaded_files(form: Any) -> dict[str, str]:
@@ -58,10 +65,10 @@ def typed_scenario(fields: dict[str, str], files: dict[str, str], models: list[s
             if not value.isdigit() or int(value) < 1:
                 raise BadInputError(f"{field.replace('_', ' ')} is a whole number of at least 1")
             strategy[key] = int(value)
-    sandbox = sandbox_block(fields.get("languages", ""), fields.get("preset", ""), fields.get("session") or "kernel")
     checks = quick_checks(fields.get("expect_output", ""), command_list(fields.get("check_commands", "")),
                           fields.get("server", ""), fields.get("port", ""),
                           fields.get("requests", "").splitlines())
+    sandbox = sandbox_block(fields.get("languages", ""), fields.get("preset", ""), fields.get("session", ""), checks)
     data: dict[str, Any] = {"name": NAME, "description": "a task typed into codeduet ui", "task": task,
                             "sandbox": sandbox}
     if checks:
