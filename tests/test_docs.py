@@ -121,7 +121,10 @@ OTHER_TOOLS = {"--help", "--rm",  # docker run
                "--runs", "--ray-runs", "--viewers",  # python -m benchmarks.soak (argparse)
                "--table",  # python -m benchmarks.team_vs_pair (argparse)
                "--mar", "--locals",  # an uncommitted experiment script BENCHMARKS.md describes
-               "--edition", "--test", "--include-ignored"}  # rustc, node and cargo test (docs/LANGUAGES.md)
+               "--edition", "--test", "--include-ignored",  # rustc, node and cargo test (docs/LANGUAGES.md)
+               "--ci", "--env", "--config",  # jest (docs/WEB.md)
+               "--headless", "--no-sandbox", "--no-zygote", "--disable-gpu", "--disable-dev-shm-usage",
+               "--user-data-dir", "--remote-debugging-pipe"}  # Chromium, as the page check starts it (docs/WEB.md)
 EXAMPLES = {"scenarios/x.yaml", "tests/test_x.py", "tests/test_cart.py"}
 """Paths that are placeholders, or files a model wrote in its own workspace."""
 INVOCATION = re.compile(r"(?<![\w./-])(?:codeduet|run\.py|python -m agents)[ \t]+([^`#\n]*)")

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from agents.transcript import load_transcript
-from tests.conftest import IMAGE, py
+from tests.conftest import IMAGE, ROOT, py
 from tests.helpers import RUN_PY, free_port, run_cli, wait_for
 
 pytestmark = [pytest.mark.docker,
@@ -436,3 +436,26 @@ def test_a_task_typed_into_the_page_runs_as_a_team_to_its_end_and_replays_from_t
     assert json.loads(again.stdout.strip().splitlines()[-1])["status"] == "success"
     shown = run_cli("replay", str(run))
     assert "--- planner · planner" in shown.stdout and "--- qa · qa" in shown.stdout
+
+
+def test_a_page_checks_screenshot_shows_on_the_runs_page_and_in_its_html_export(site, browser, tmp_path):
+    """The frontend scenario's reference page (in the frontend preset's sandbox): the page check's screenshot is an
+    image loaded under the check, on the live page and in the export."""
+    server, root, scenarios = site
+    data = yaml.safe_load((ROOT / "scenarios" / "frontend_filter_list.yaml").read_text(encoding="utf-8"))
+    data["model"] = {"provider": "scripted", "replies": [
+        (ROOT / "scenarios" / "reference" / "frontend_filter_list.md").read_text(encoding="utf-8")]}
+    path = scenarios / "fruit.yaml"
+    path.write_text(yaml.safe_dump({**data, "name": "fruit"}, sort_keys=False), encoding="utf-8")
+    run = Path(json.loads(run_cli("run", str(path), "--workspace", str(root), "--json").stdout)["run_dir"])
+    loaded = ("const i = document.querySelector('ul.checks li.pass figure.figure img');"
+              "if (!i || !i.complete || !i.naturalWidth) return null;"
+              "return {size: [i.naturalWidth, i.naturalHeight],"
+              "        caption: i.closest('figure').querySelector('figcaption').textContent};")
+    for url, name in ((f"{server.url}/run/fruit/{run.name}", "ui-page-check"),
+                      (f"{server.url}/run/fruit/{run.name}/export.html", "export-page-check")):
+        browser.get(url)
+        seen = until(browser, lambda d: d.execute_script(loaded))
+        assert seen["size"] == [800, 600] and seen["caption"].startswith("figures/page-1-1.png (800x600 px"), seen
+        browser.execute_script("document.querySelector('ul.checks').scrollIntoView()")
+        shot(browser, tmp_path, name)
