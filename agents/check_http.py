@@ -6,6 +6,7 @@ each run; it answers with one JSON line that this module turns into the report t
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,6 +25,12 @@ LOG_LINES, LOG_CHARS = 12, 1200
 """How much of the server's log the report quotes (its last lines)."""
 REQUEST_TIMEOUT = 10.0
 """Seconds one request may wait for its answer."""
+SHOWN_FAILURES = 5
+"""Failed requests the report names one by one (the first ones: a later failure often follows from them)."""
+ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]")
+"""A terminal colour or cursor code (werkzeug colours its request log)."""
+LIBRARY_FRAME = re.compile(r"\s+at .*(/usr/(share|lib)/nodejs/|node_modules/|node:internal)")
+"""A Node stack frame inside a library (express's router): the log's tail keeps the program's own frames."""
 
 
 class HttpExpect(Strict):
@@ -137,9 +144,11 @@ def verdict(spec: HttpSpec, result: ExecResult) -> Verdict:
     lines = [f"{total - passed} of {total} requests failed:"]
     for i, r in enumerate(results):  # a name sent twice (GET /items before and after a POST) gets its number
         name = f"{names[i]} (request {i + 1})" if i < total and names.count(names[i]) > 1 else r.get("request")
-        if not r.get("ok"):
+        if not r.get("ok") and len(lines) <= SHOWN_FAILURES:
             lines.append(f"{name}: {'; '.join(r.get('problems') or ['failed'])}"
                          + (f"; body: {r['body']}" if r.get("body") else ""))
+    if total - passed > SHOWN_FAILURES:
+        lines.append(f"(and {total - passed - SHOWN_FAILURES} more)")
     log = tail(data.get("log") or "")
     lines.append(f"server log (last lines):\n{log}" if log else "the server printed nothing")
     return False, "\n".join(lines), passed, total
@@ -158,6 +167,7 @@ def not_ready(spec: HttpSpec, data: dict[str, Any]) -> str:
 
 
 def tail(text: str) -> str:
-    """The last lines of a log, at most LOG_LINES and LOG_CHARS."""
-    lines = [ln.rstrip() for ln in text.strip().splitlines() if ln.strip()][-LOG_LINES:]
+    """The last lines of a log, at most LOG_LINES and LOG_CHARS, without terminal colours."""
+    lines = [ln.rstrip() for ln in ANSI.sub("", text).strip().splitlines()
+             if ln.strip() and not LIBRARY_FRAME.match(ln)][-LOG_LINES:]
     return "\n".join(lines)[-LOG_CHARS:]

@@ -5,8 +5,10 @@ print one line: MARKER and a JSON verdict. Standard library only; loopback only 
 Usage: python3 http_check.py SPEC_JSON (the check's options, as agents/check_http.py dumps them).
 """
 
+import html
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -21,7 +23,7 @@ LOG_LIMIT = 256 * 1024
 """Bytes of the server's log kept (its tail is what the report quotes)."""
 BODY_LIMIT = 1 << 20
 """Bytes of an answer's body read."""
-SHOWN = 200
+SHOWN = 160
 """Characters of an actual body quoted in the report (its whitespace squeezed)."""
 
 
@@ -127,6 +129,8 @@ def compare(expect, status, headers, text):
         problems.append(f"expected a success status, got {status}")
     elif want is not None and status != want:
         problems.append(f"expected status {want}, got {status}")
+    if problems:  # another status: its body is another answer's (an error page), not worth comparing
+        return problems
     for name, value in (expect.get("headers") or {}).items():
         got = headers.get(name.lower())
         if got is None:
@@ -145,6 +149,14 @@ def compare(expect, status, headers, text):
     if expect.get("text") is not None and expect["text"] not in text:
         problems.append(f"expected the body to contain {expect['text']!r}")
     return problems
+
+
+def readable(text, headers):
+    """A body as the report quotes it: an HTML page (an error page) by its text, without its tags."""
+    if "html" not in headers.get("content-type", "").lower():
+        return text
+    text = re.sub(r"<(script|style)\b.*?</\1\s*>", " ", text, flags=re.S | re.I)
+    return html.unescape(re.sub(r"<[^>]+>", " ", text))
 
 
 def send(host, port, request, timeout):
@@ -177,7 +189,7 @@ def requests(host, port, spec, proc):
             out.append({"request": name, "ok": False, "problems": [why]})
             continue
         problems = compare(request.get("expect") or {}, status, headers, text)
-        flat = " ".join(text.split())  # one line: an HTML page's layout says nothing here
+        flat = " ".join(readable(text, headers).split())  # one line: a page's layout says nothing here
         out.append({"request": name, "ok": not problems, "problems": problems, "status": status,
                     "body": flat[:SHOWN] + ("…" if len(flat) > SHOWN else "")})
     return out

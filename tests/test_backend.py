@@ -1,0 +1,126 @@
+"""Backend services through `codeduet run` in the real Docker sandbox of the backend preset (scripted model): the
+Flask, FastAPI and express scenarios debug to success against their `http:` check, the first, wrong reply's report
+naming each failed request with expected against actual and the server's log; a server block is reported as a
+server (its port, how long it took to listen), never as "remove infinite loops"; a reply that writes no server and
+a server that never listens on the port are reported by their own output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agents.conversation import RunOptions, run_scenario
+from agents.scenario import load_scenario
+from agents.transcript import load_transcript
+from tests.conftest import ROOT, py
+from tests.helpers import run_cli
+
+pytestmark = pytest.mark.docker
+
+SCENARIOS = ROOT / "scenarios"
+
+
+@pytest.fixture(scope="module")
+def backend_sandbox() -> str:
+    """The image of the backend preset (any built image that has its packages serves), built if missing."""
+    from agents.sandbox.config import SandboxConfig
+    from agents.sandbox.image import build_image, image_status, resolve_image
+
+    cfg = SandboxConfig(preset="backend")
+    tag = resolve_image(cfg.image, cfg.languages, None, cfg.debian_packages, cfg.packages.python)
+    if not image_status(tag).get("exists"):
+        build_image(tag, languages=cfg.languages, debian=cfg.debian_packages)
+    return tag
+
+
+def run(path: Path, root: Path) -> tuple[int, dict]:
+    """`codeduet run PATH --json`: its exit code and the run's transcript."""
+    proc = run_cli("run", str(path), "--workspace", str(root), "--json", timeout=600)
+    assert proc.stdout.strip(), proc.stderr
+    return proc.returncode, load_transcript(Path(json.loads(proc.stdout)["run_dir"]))
+
+
+def reports(transcript: dict) -> list[dict]:
+    """The execution reports (the messages the model read after each reply), in order."""
+    return [m for m in transcript["messages"] if m["role"] == "execution"]
+
+
+@pytest.mark.parametrize("name, port, first_failure", [
+    ("flask_scripted", 8000, "POST /items (request 1): expected status 201, got 200; body: {\"id\":1"),
+    ("fastapi_scripted", 8000, "POST /todos (request 2): expected status 422, got 200"),
+    ("express_scripted", 3000, "POST /notes (request 2): expected status 201, got 500; body: Error TypeError: "
+                               "Cannot read properties of undefined (reading 'text')"),
+])
+def test_each_backend_scenario_debugs_to_success_against_its_http_check(name, port, first_failure, backend_sandbox,
+                                                                         tmp_path):
+    code, t = run(SCENARIOS / f"{name}.yaml", tmp_path / "ws")
+    assert code == 0 and t["status"] == "success", t["reason"]
+    wrong, right = reports(t)
+    [check] = wrong["outcome"]["checks"]
+    assert not check["passed"] and first_failure in check["detail"] and "server log (last lines):" in check["detail"]
+    assert check["tests"] > check["tests_passed"] >= 0  # requests passed and sent rank the replies
+    assert first_failure in wrong["content"] and "remove infinite loops" not in wrong["content"]
+    [check] = right["outcome"]["checks"]
+    assert check["passed"] and check["tests_passed"] == check["tests"] and check["name"].startswith("http: ")
+    block = right["outcome"]["executions"][0]
+    if name != "fastapi_scripted":  # app.py and server.js start their server; FastAPI's main.py only defines it
+        assert block["server"]["port"] == port and block["server"]["listen_s"] < 10 and not block["timed_out"]
+        assert f"listened on port {port} after" in right["content"] and "as a server is" in right["content"]
+
+
+def scripted(tmp_path: Path, name: str, replies: list[str], **changes) -> Path:
+    """A copy of a scenario whose model is the scripted one with these replies, one attempt, and `changes`."""
+    data = yaml.safe_load((SCENARIOS / f"{name}.yaml").read_text(encoding="utf-8"))
+    data.update(model={"provider": "scripted", "replies": replies}, strategy={"attempts": 1},
+                user_proxy={"max_consecutive_auto_reply": len(replies)}, **changes)
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_a_reply_that_writes_no_server_fails_with_the_commands_own_output(backend_sandbox, tmp_path):
+    code, t = run(scripted(tmp_path, "flask_health_items", [py("print('done')")]), tmp_path / "ws")
+    assert code != 0 and t["status"] != "success"
+    [check] = reports(t)[0]["outcome"]["checks"]
+    assert check["detail"].startswith("`python3 app.py` exited with 2 before it listened on port 8000; its output:")
+    assert "can't open file '/workspace/app.py'" in check["detail"] and check["tests"] == 6
+
+
+def test_a_server_on_another_port_is_reported_by_its_own_output(backend_sandbox, tmp_path):
+    app = ("```python\n# filename: app.py\nfrom flask import Flask\napp = Flask(__name__)\n"
+           "app.run(port=8001)\n```")
+    data = yaml.safe_load((SCENARIOS / "flask_health_items.yaml").read_text(encoding="utf-8"))
+    data["checks"][0]["http"]["ready_timeout"] = 3
+    code, t = run(scripted(tmp_path, "flask_health_items", [app], checks=data["checks"]), tmp_path / "ws")
+    report = reports(t)[0]
+    [check] = report["outcome"]["checks"]
+    assert check["detail"].startswith("`python3 app.py` did not listen on port 8000 within 3 s")
+    assert "Running on http://127.0.0.1:8001" in check["detail"]
+    assert report["outcome"]["executions"][0]["server"]["port"] == 8001  # its own run: a server, on 8001
+    assert "listened on port 8001" in report["content"] and "remove infinite loops" not in report["content"]
+
+
+def test_the_local_model_backend_scenario_is_a_small_realistic_service():
+    scenario = load_scenario(SCENARIOS / "flask_health_items.yaml")
+    assert not isinstance(scenario.model, dict) and scenario.sandbox.preset == "backend"
+    [check] = scenario.checks
+    assert [r.name() for r in check.http.requests] == ["GET /health", "GET /items", "POST /items", "POST /items",
+                                                       "POST /items", "GET /items"]
+
+
+def test_a_stdlib_server_block_in_a_conversation_is_a_server_not_a_time_out(sandbox_image, workspaces,
+                                                                              scenario_file):
+    server = ("```python\n# filename: serve.py\nfrom http.server import HTTPServer, SimpleHTTPRequestHandler\n"
+              "print('listening on 8000', flush=True)\n"
+              "HTTPServer(('0.0.0.0', 8000), SimpleHTTPRequestHandler).serve_forever()\n```")
+    checks = [{"http": {"start": "python3 serve.py", "port": 8000,
+                        "requests": [{"path": "/serve.py", "expect": {"text": "serve_forever"}}]}}]
+    result = run_scenario(load_scenario(scenario_file([server], checks=checks)), RunOptions())
+    assert result.status == "success", result.reason
+    [report] = reports(load_transcript(result.run_dir))
+    block = report["outcome"]["executions"][0]
+    assert block["server"]["port"] == 8000 and not block["timed_out"] and block["duration_s"] < 10
+    assert "listening on 8000" in report["content"] and "remove infinite loops" not in report["content"]
