@@ -17,6 +17,7 @@ from agents.missing_files import missing_file_note
 from agents.prompts import render, resend_files
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import LOCALS_HEADER
+from agents.sandbox.offline import missing_package_note
 from agents.sandbox.servers import seconds, server_line
 from agents.workspace_view import current_text, files_changed_text, project_files, quote_frames
 
@@ -368,6 +369,8 @@ def _report(outcome: Outcome, workspace: Path | None = None, files_task: bool = 
         files += "\n".join(k.text() for k in outcome.kept) + "\n\n"
     if last.exit_code != 0 and (missing := missing_file_note(last.output, workspace)):
         files += missing + "\n\n"  # a file it asked for is not there: which files are
+    if last.exit_code != 0 and (package := missing_package_note(last.output, workspace)):
+        files += package + "\n\n"  # a module the image lacks: the declaration that would have provided it
     failed = [c for c in outcome.checks if not c.passed]
     subject, resend = ("script", "the complete corrected script in one ```python block")
     if kernel:  # a live session: the blocks that worked need not run again

@@ -29,7 +29,7 @@ from agents.repeats import RepeatMemory
 from agents.run_folder import KEEP_SCENARIO_ENV, SCENARIO_FILE, new_run_dir, workspace_name
 from agents.run_options import RunOptions
 from agents.sandbox.config import SandboxConfig
-from agents.sandbox.preflight import preflight, warnings_for
+from agents.sandbox.preflight import image_packages, preflight, warnings_for
 from agents.scenario import TEAM_ROLES, RoleConfig, Scenario
 from agents.strategy import attempt_message
 from agents.transcript import JsonlRecorder
@@ -139,7 +139,8 @@ def open_run(scenario: Scenario, opts: RunOptions, display: Display, human: Huma
     recorder = JsonlRecorder(run_dir, {
         "run_id": run_id, "run_dir": str(run_dir), "scenario": scenario.snapshot(), "model": provider.describe(),
         "sandbox": {"kind": scenario.sandbox.kind, "image": scenario.sandbox.image,
-                    "network": scenario.sandbox.network}, "warnings": warnings_for(scenario.sandbox),
+                    "network": scenario.sandbox.network, **image_packages(scenario.sandbox)},
+        "warnings": warnings_for(scenario.sandbox),
         "human_input_mode": mode, "max_consecutive_auto_reply": limit, "prompt_version": PROMPT_VERSION,
         "strategy": scenario.strategy.model_dump(), "parent": opts.parent,
         "process": {"pid": os.getpid(), "host": socket.gethostname()}}, secrets=provider.secrets())

@@ -107,7 +107,8 @@ def test_pip_install_says_there_is_no_network_and_what_the_image_has(sandbox_ima
     note = [line for line in run_["output"].splitlines() if line.startswith("[codeduet:")]
     assert note == [f"[codeduet: `pip install requests numpy` cannot download anything: the sandbox has no network. "
                     f"Its Python has the standard library and {', '.join(PYTHON_PACKAGES)}; numpy is already there; "
-                    f"use those]"]
+                    f"use those. To put requests in the sandbox, the scenario declares `sandbox.packages.python: "
+                    f"[requests]` and its image is built again with `codeduet sandbox build SCENARIO.yaml`]"]
     assert run_["exit_code"] == 0 and result.status == "success"  # the script went on, and numpy imports
 
 

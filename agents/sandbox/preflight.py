@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from agents.defaults import COMMAND
 from agents.sandbox.config import SandboxConfig
@@ -52,3 +53,15 @@ def build_command(cfg: SandboxConfig, scenario: Path | None = None) -> str | Non
     if scenario is not None and scenario.is_file():
         return f"{COMMAND} sandbox build {scenario}"
     return cfg.build_command
+
+
+def image_packages(cfg: SandboxConfig) -> dict[str, Any]:
+    """For a transcript's header: what the image that runs (after preflight) was built with, `{"packages": {debian:
+    {name: version}, python: {name: "version sha256:..."}}}`, for a docker sandbox with a preset or declared
+    packages; else nothing."""
+    if cfg.kind != "docker" or build_command(cfg) is None:
+        return {}
+    from agents.sandbox.image import image_status
+    from agents.sandbox.packages import pinned
+
+    return {"packages": pinned(image_status(cfg.image).get("labels") or {})}
