@@ -22,7 +22,8 @@ from agents.sandbox.incontainer.page_check import MARKER
 from agents.sandbox.safe_write import write_new_file
 from agents.schema import Kinds, Strict
 
-DRIVER = Path(incontainer.__file__).with_name("page_check.py")
+DRIVER = [Path(incontainer.__file__).with_name(name) for name in ("cdp.py", "page_check.py")]
+"""The sandbox side: the DevTools client, then the script that is run."""
 SCREENSHOT = "figures/page-{n}-{k}.png"
 """Where the n-th page check of a scenario saves its screenshot in the workspace the k-th time it runs there (once
 per reply): each reply's screenshot is kept, so each turn of a run shows its own page."""
@@ -162,11 +163,13 @@ class PageCheck(CheckKind):
     def evaluate(self, last: ExecResult, executor: Executor,
                  base_dir: Path) -> tuple[bool, str, None, None, list[dict[str, Any]]]:
         """Run the driver in the sandbox (whatever the last block's exit code) and read its result line."""
-        name = f"{CHECKS_DIR}/{DRIVER.name}"
-        write_new_file(executor.workspace, name, DRIVER.read_text(encoding="utf-8"))
+        for script in DRIVER:  # fresh each time: the code under test cannot change them
+            write_new_file(executor.workspace, f"{CHECKS_DIR}/{script.name}", script.read_text(encoding="utf-8"))
+        name = f"{CHECKS_DIR}/{DRIVER[-1].name}"
         shot = next_screenshot(executor.workspace, self._number) if self.page.screenshot else None
         spec = {**self.page.model_dump(exclude_none=True), "screenshot": shot}
-        result = executor.run_command(["python3", name, json.dumps(spec)], timeout=self.page.timeout)
+        # -I: neither the workspace nor the checks folder can shadow the standard library the script imports
+        result = executor.run_command(["python3", "-I", name, json.dumps(spec)], timeout=self.page.timeout)
         found = read_result(result.output)
         if found is None:
             why = "it was stopped at the time limit" if result.timed_out else f"it exited with {result.exit_code}"
