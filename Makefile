@@ -60,14 +60,17 @@ image: venv
 	@$(PYTHON) run.py sandbox status >/dev/null 2>&1 && echo "✓ the sandbox image is built" || \
 	  $(STEP) "the sandbox image (Debian bookworm, built here, no registry)" $(PYTHON) run.py sandbox build
 
-# The image with every toolchain (C, C++, Go, Rust, JavaScript; Debian trixie's): the tests of those languages and
-# their scenarios run in it. `make demo` does not need it.
+# The image with every toolchain (C, C++, Go, Rust, JavaScript; Debian trixie's) and the web preset (Flask, FastAPI,
+# express, a headless Chromium: docs/WEB.md): the tests of those languages, of web tasks and their scenarios run in
+# it (a scenario runs in the smallest built image that has what it needs). `make demo` does not need it.
 LANGUAGES ?= c,cpp,go,javascript,rust
+PRESET ?= web
 image-languages: venv
-	@$(PYTHON) run.py sandbox status --languages $(LANGUAGES) >/dev/null 2>&1 && \
-	  echo "✓ the sandbox image with $(LANGUAGES) is built" || \
-	  $(STEP) "the sandbox image with $(LANGUAGES) (Debian trixie, built here, no registry; 4-6 min)" \
-	    $(PYTHON) run.py sandbox build --languages $(LANGUAGES)
+	@tag=$$($(PYTHON) -c "from agents.sandbox.config import SandboxConfig as S; \
+	    print(S(languages='$(LANGUAGES)', preset='$(PRESET)').image)"); \
+	 $(PYTHON) run.py sandbox status --image $$tag >/dev/null 2>&1 && echo "✓ the sandbox image $$tag is built" || \
+	  $(STEP) "the sandbox image with $(LANGUAGES) and the $(PRESET) preset (Debian trixie, built here, no registry; 5-8 min)" \
+	    $(PYTHON) run.py sandbox build --languages $(LANGUAGES) --preset $(PRESET)
 
 demo: setup
 	$(PYTHON) run.py run $(SCENARIO)

@@ -93,3 +93,15 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def toolchains_image() -> str:
+    """The image every language and web test runs in: every toolchain and the web preset (`make image-languages`
+    builds it; a scenario with fewer languages or packages runs in it too), built here when it is missing."""
+    from agents.sandbox.config import SandboxConfig
+    from agents.sandbox.image import build_image, image_status
+
+    cfg = SandboxConfig(languages=["c", "cpp", "go", "javascript", "rust"], preset="web")
+    if not image_status(cfg.image).get("exists"):
+        build_image(cfg.image, languages=cfg.languages, debian=cfg.debian_packages)
+    return cfg.image

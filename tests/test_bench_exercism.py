@@ -146,11 +146,9 @@ def track(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def language_image() -> str:
     """The sandbox image with every toolchain, built locally when it is missing (never pulled)."""
-    from agents.sandbox.image import build_image, image_status
+    from tests.helpers import toolchains_image
 
-    if not image_status(IMAGE).get("exists"):
-        build_image(languages=LANGUAGES)
-    return IMAGE
+    return toolchains_image()
 
 
 def _one(exercises: list[Exercise], key: str) -> Exercise:

@@ -14,11 +14,12 @@ from agents.codeblocks import CodeBlock
 from agents.conversation import RunOptions, run_scenario
 from agents.errors import ScenarioError
 from agents.languages import block_name, normalize
-from agents.sandbox.config import SandboxConfig, language_image
+from agents.sandbox.config import SandboxConfig
 from agents.sandbox.docker_executor import DockerExecutor
 from agents.scenario import load_scenario
 from agents.transcript import load_transcript
 from tests.conftest import ROOT
+from tests.helpers import toolchains_image
 
 ALL = ("c", "cpp", "go", "javascript", "rust")
 
@@ -26,12 +27,7 @@ ALL = ("c", "cpp", "go", "javascript", "rust")
 @pytest.fixture(scope="session")
 def language_sandbox() -> str:
     """The image with every toolchain, built locally if missing (`make test` builds it before the tests)."""
-    from agents.sandbox.image import build_image, image_status
-
-    tag = language_image(ALL)
-    if not image_status(tag).get("exists"):
-        build_image(tag, languages=ALL)
-    return tag
+    return toolchains_image()
 
 
 @pytest.fixture
@@ -43,6 +39,15 @@ def executor(tmp_path: Path, language_sandbox: str):
 
 
 # -- configuration, no Docker --------------------------------------------------------------------------------------
+def test_a_toolchains_tag_names_its_languages_and_no_other_tag_does():
+    from agents.sandbox.image import tag_languages
+
+    assert tag_languages("codeduet-sandbox:c-go") == ("c", "go")
+    assert tag_languages("codeduet-sandbox:latest") == ()
+    assert tag_languages("codeduet-sandbox:go-javascript-p1a2b3c4d") == ()  # a package set's tag: its hash decides
+    assert tag_languages("someone/else:c-go") == ()
+
+
 def test_languages_are_named_and_aliased():
     assert normalize(["C++", "js", "go", "python", "c"]) == ("c", "cpp", "go", "javascript")
     with pytest.raises(ValueError, match="unknown language 'cobol'"):

@@ -71,12 +71,9 @@ def test_the_local_model_samples_reproducibly_per_seed_and_greedy_stays_greedy()
 def test_the_local_model_writes_c_that_is_built_and_run(workspaces):
     """The languages' prompt with the real model: its C reaches the compiler in the C sandbox (what must hold
     whatever it writes: a ```c block built and run, its result recorded; success is measured in BENCHMARKS)."""
-    from agents.sandbox.config import language_image
-    from agents.sandbox.image import build_image, image_status
-    from tests.test_languages import ALL
+    from tests.helpers import toolchains_image
 
-    if not image_status(language_image(ALL)).get("exists"):
-        build_image(languages=ALL)
+    toolchains_image()
     path = workspaces.parent / "c_hello.yaml"
     path.write_text("task: Write a C program that prints the sum of the integers from 1 to 100.\n"
                     "sandbox: {languages: [c]}\nstrategy: {candidates: 1, attempts: 1}\n"

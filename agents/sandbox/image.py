@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agents.defaults import COMMAND, SANDBOX_IMAGE, VERSION
 from agents.errors import DockerUnavailable, EnvironmentProblem, ImageMissing
+from agents.languages import NAMES as LANGUAGE_NAMES
 from agents.languages import packages as language_packages
 from agents.paths import codeduet_home
 from agents.sandbox.config import image_tag, language_image, package_hash
@@ -151,7 +152,10 @@ def resolve_image(tag: str, languages: tuple[str, ...] | list[str] = (),
     """The image a sandbox runs: `tag`; or, when `tag` is the default image of a language and package set and is
     not built, the smallest built codeduet image that has every one of those languages and packages (`sandbox build
     --languages c,cpp,go,javascript,rust --preset web` serves every scenario that declares no PyPI package)."""
-    if not (languages or debian or python) or tag != image_tag(tuple(languages), debian, python):
+    named = tag_languages(tag)
+    if named and not (debian or python):  # a toolchains tag (`:c-cpp-go-javascript-rust`) named in a scenario
+        languages = tuple(sorted(set(named) | set(languages)))
+    elif not (languages or debian or python) or tag != image_tag(tuple(languages), debian, python):
         return tag
     client = client or docker_client()
     if image_status(tag, client)["exists"]:
@@ -159,6 +163,14 @@ def resolve_image(tag: str, languages: tuple[str, ...] | list[str] = (),
     fits = [image for image in client.images.list(filters={"label": LANGUAGES_LABEL}) if image.tags and
             holds(image.labels or {}, languages, debian, python)]
     return min(fits, key=lambda image: image.attrs.get("Size") or 0).tags[0] if fits else tag
+
+
+def tag_languages(tag: str) -> tuple[str, ...]:
+    """The languages a default toolchains tag names (`codeduet-sandbox:c-go` -> c, go); () for any other tag."""
+    repo, _, version = tag.rpartition(":")
+    names = tuple(version.split("-"))
+    default = language_image(("c",)).rpartition(":")[0]
+    return names if repo == default and names and all(name in LANGUAGE_NAMES for name in names) else ()
 
 
 def holds(labels: dict[str, str], languages: tuple[str, ...] | list[str], debian: tuple[str, ...] | list[str] = (),
