@@ -99,3 +99,19 @@ while True:
     assert result.server and result.server["at_limit"] and not result.timed_out
     report = execution_feedback(Outcome("executed", results=[result]))
     assert "stopped at the time limit" in report and "remove infinite loops" not in report
+
+
+@pytest.mark.docker
+def test_a_server_in_a_kernel_session_is_stopped_as_a_server_and_the_kernel_lives_on(sandbox_image, tmp_path):
+    cfg = SandboxConfig(image=IMAGE, timeout=20, session="kernel", server_seconds=1.5)
+    executor = make_executor(cfg, tmp_path / "ws", f"servers-kernel-{uuid.uuid4().hex[:6]}")
+    try:
+        executor.start()
+        executor.execute("answer = 41")
+        result = executor.execute(SERVER.format(host="127.0.0.1", port=8000).replace("# filename: app.py\n", ""))
+        after = executor.execute("print(answer + 1)")
+    finally:
+        executor.stop()
+    assert result.server and result.server["port"] == 8000 and not result.timed_out and result.duration_s < 12
+    assert "stopped as a server is (the KeyboardInterrupt above)" in result.output and "time limit" not in result.output
+    assert after.output.strip() == "42"

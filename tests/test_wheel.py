@@ -19,7 +19,8 @@ from tests.helpers import ROOT
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 SHIPPED = ("agents/models/llm.yaml", "agents/sandbox/docker/Dockerfile", "agents/sandbox/docker/build-rootfs.sh",
-           "agents/prompts/system.md", "agents/replay/page.css")
+           "agents/prompts/system.md", "agents/replay/page.css", "agents/sandbox/incontainer/http_check.py",
+           "agents/sandbox/incontainer/listening.py")
 
 
 def sh(*argv: str | Path, cwd: Path, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:

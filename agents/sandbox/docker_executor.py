@@ -40,6 +40,8 @@ SANDBOX_UID = 1000
 RUNNERS = {"python": ["python3", "-u"], "sh": ["sh"], "bash": ["bash"]}
 BROKEN = "\n[codeduet: the sandbox runner stopped answering during this block; later blocks use docker exec]"
 NO_SPACE = ("No space left on device", "[Errno 28]", "ENOSPC")
+KERNEL_INTERRUPTED = "interrupted at the block's time limit (the KeyboardInterrupt above)"
+"""What the kernel's client says of a block it interrupted (agents/sandbox/kernel.py): for a server, said otherwise."""
 NAME_WAIT_S = 30.0
 """How long a lost container's replacement waits for the daemon to let go of its name."""
 
@@ -376,6 +378,8 @@ class DockerExecutor:
         oom = exit_code != 0 and not timed_out and (
             (exit_code == 137 and self._new_oom_kill()) or "MemoryError" in out.text()[-2000:])
         text = out.text()
+        if server is not None and self._in_kernel:  # the kernel's client was stopped as the block is at its limit
+            text = text.replace(KERNEL_INTERRUPTED, "stopped as a server is (the KeyboardInterrupt above)")
         if server is not None:
             text += f"\n[codeduet: {server_line(server)}; every process of the block was stopped]"
         elif timed_out and not kernel_stopped:

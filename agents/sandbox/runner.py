@@ -138,7 +138,8 @@ def run(argv, deadline, spare=None, grace=None):
                 reap()
                 if not watch.left_listening():
                     break
-            server = None if watch.left_listening() else left  # a kernel's own server stays
+            if server is None:  # stopped now, unless a kernel holds it (its own server stays, as it does)
+                server = None if watch.left_listening() else left
         elif server is None and watch.server is not None:  # it listened, then ended by itself or at the limit
             server = {**watch.server, "stopped_s": None}
     return (128 + -code if code < 0 else code), server
