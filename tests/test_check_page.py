@@ -99,6 +99,14 @@ def test_a_selector_that_matches_nothing_is_said_and_the_pages_errors_are_listed
                for line in lines)
 
 
+def test_a_selector_that_is_not_css_is_said(tmp_path):
+    steps = [{"exists": "h1"}, {"count": {"selector": "li[", "equals": 1}}]
+    result = run(tmp_path, {"open": "index.html", "steps": steps})
+    assert result.detail.startswith('step 2: the selector "li[" is not valid CSS (SyntaxError: Failed to execute '
+                                    "'querySelectorAll' on 'Document': 'li[' is not a valid selector.) (1 step before "
+                                    "it passed)"), result.detail
+
+
 def test_a_page_that_does_not_exist_names_the_files_there(tmp_path):
     result = run(tmp_path, {"open": "app.html", "steps": [{"exists": "h1"}]})
     assert not result.passed and result.figures == []

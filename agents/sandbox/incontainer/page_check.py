@@ -131,9 +131,10 @@ def run_steps(browser, session, steps):
     def evaluate(template, selector):
         result = browser.call("Runtime.evaluate", {"expression": template % json.dumps(selector),
                                                    "returnByValue": True, "awaitPromise": True}, session)
-        if "exceptionDetails" in result:
-            raise BrowserError((result["exceptionDetails"].get("exception") or {}).get("description")
-                               or result["exceptionDetails"].get("text"))
+        if "exceptionDetails" in result:  # a selector querySelector refused
+            details = result["exceptionDetails"]
+            raise ValueError(((details.get("exception") or {}).get("description") or details.get("text") or "")
+                             .split("\n")[0])
         return (result.get("result") or {}).get("value")
 
     for n, step in enumerate(steps, 1):
@@ -143,7 +144,7 @@ def run_steps(browser, session, steps):
         while True:
             try:
                 found = evaluate(FIND, selector)
-            except BrowserError as exc:
+            except ValueError as exc:
                 return n - 1, "step %d: the selector %s is not valid CSS (%s)" % (n, json.dumps(selector), exc)
             problem = judge(kind, arg, selector, found)
             if problem is None or time.monotonic() > deadline:
