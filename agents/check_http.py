@@ -119,7 +119,8 @@ class HttpCheck(CheckKind):
         write_new_file(executor.workspace, f"{CHECKS_DIR}/{SCRIPT}", source)  # fresh: the code cannot tamper with it
         spec = self.http.model_dump(by_alias=True) | {"request_timeout": REQUEST_TIMEOUT}
         limit = self.http.ready_timeout + REQUEST_TIMEOUT * len(self.http.requests) + 10
-        result = executor.run_command(["python3", f"{CHECKS_DIR}/{SCRIPT}", json.dumps(spec)], timeout=limit)
+        # -I: the workspace (on PYTHONPATH) cannot shadow a module the script imports (a json.py, an http/ package)
+        result = executor.run_command(["python3", "-I", f"{CHECKS_DIR}/{SCRIPT}", json.dumps(spec)], timeout=limit)
         return verdict(self.http, result)
 
 

@@ -146,3 +146,12 @@ def test_the_script_is_written_fresh_into_the_hidden_checks_folder(app: Path):
     assert check(app, free_port(), REQUESTS[:1])[0]
     text = (app / ".codeduet_checks" / "http_check.py").read_text(encoding="utf-8")
     assert "tampered" not in text and textwrap.dedent(text).startswith('"""The `http:` check')
+
+
+def test_a_workspace_module_named_like_the_library_cannot_shadow_the_script(app: Path):
+    (app / "json.py").write_text("raise SystemExit('the workspace json.py was imported')\n", encoding="utf-8")
+    (app / "http").mkdir()
+    (app / "http" / "__init__.py").write_text("raise SystemExit('the workspace http package was imported')\n",
+                                              encoding="utf-8")
+    passed, detail, _, _ = check(app, free_port(), REQUESTS[:1], start="sleep 5", ready_timeout=1)
+    assert not passed and "did not listen" in detail and "imported" not in detail
