@@ -8,6 +8,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -105,3 +107,34 @@ def toolchains_image() -> str:
     if not image_status(cfg.image).get("exists"):
         build_image(cfg.image, languages=cfg.languages, debian=cfg.debian_packages)
     return cfg.image
+
+
+@contextmanager
+def host_listener() -> Iterator[tuple[int, list]]:
+    """A TCP listener on every host interface (so any route out of a container would reach it), accepting in a
+    thread while the block runs: (its port, the connections it accepted)."""
+    import threading
+
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("0.0.0.0", 0))
+    server.listen(8)
+    server.settimeout(0.2)
+    accepted: list = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                accepted.append(server.accept()[1])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield server.getsockname()[1], accepted
+    finally:
+        stop.set()
+        thread.join()
+        server.close()

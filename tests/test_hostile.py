@@ -23,7 +23,7 @@ from agents.conversation import RunOptions, run_scenario
 from agents.scenario import load_scenario
 from agents.transcript import load_transcript
 from tests.conftest import py
-from tests.helpers import containers_under
+from tests.helpers import containers_under, host_listener
 
 pytestmark = pytest.mark.docker
 
@@ -276,31 +276,9 @@ def _bridge_gateway() -> str:
 
 
 def test_network_egress_fails(sandbox_image, workspaces, scenario_file):
-    server = socket.socket()
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("0.0.0.0", 0))  # every host interface, so any route out of the container would reach it
-    server.listen(8)
-    server.settimeout(0.2)
-    port = server.getsockname()[1]
-    accepted: list = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                accepted.append(server.accept()[1])
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    targets = [("127.0.0.1", port), (_bridge_gateway(), port), ("1.1.1.1", 80), ("8.8.8.8", 53)]
-    try:
+    with host_listener() as (port, accepted):
+        targets = [("127.0.0.1", port), (_bridge_gateway(), port), ("1.1.1.1", 80), ("8.8.8.8", 53)]
         result = run(scenario_file([py(NETWORK.format(targets=targets))]))
-    finally:
-        stop.set()
-        thread.join()
-        server.close()
     assert result.status == "success"
     out = first_exec(reports(result)[0])["output"]
     assert "CONNECTED" not in out and "RESOLVED" not in out

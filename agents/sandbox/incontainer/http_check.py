@@ -72,6 +72,26 @@ def stop(proc):
             return
 
 
+def pids():
+    """The ids of every process in the sandbox."""
+    return {int(name) for name in os.listdir("/proc") if name.isdigit()}
+
+
+def stop_new(before):
+    """Kill every process that appeared while the check ran, but this one: what the server started and moved out of
+    its process group (a worker that called setsid, a fork bomb in a request handler) must not outlive the check."""
+    for _ in range(20):
+        new = pids() - before - {os.getpid()}
+        if not new:
+            return
+        for pid in new:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.05)
+
+
 def encode(request):
     """(body bytes or None, headers) of a request: json, form or raw body; a content type unless one is given."""
     headers = dict(request.get("headers") or {})
@@ -200,6 +220,7 @@ def check(spec):
     port = int(spec["port"])
     if connects(port):
         return {"ready": False, "busy": True}
+    before = pids()
     proc = subprocess.Popen(["sh", "-c", spec["start"]], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
     log = Log(proc.stdout)
@@ -207,6 +228,7 @@ def check(spec):
         verdict = serve(spec, port, proc)
     finally:
         stop(proc)
+        stop_new(before)
         log.thread.join(1)
     return {**verdict, "log": log.text()}
 
