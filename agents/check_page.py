@@ -17,6 +17,7 @@ from agents.check_kinds import CHECKS, CheckKind
 from agents.figures import png_info
 from agents.protocols import ExecResult, Executor
 from agents.sandbox import incontainer
+from agents.sandbox.config import SandboxConfig
 from agents.sandbox.filenames import CHECKS_DIR
 from agents.sandbox.incontainer.page_check import MARKER
 from agents.sandbox.safe_write import write_new_file
@@ -233,6 +234,18 @@ def screenshot_figure(workspace: Path, shot: str, opened: str) -> list[dict[str,
     if not path.is_file() or path.is_symlink():
         return []
     return [{"path": shot, "size": path.stat().st_size, **png_info(path), "title": f"page {opened}"}]
+
+
+BROWSER_PACKAGES = {"chromium-headless-shell", "chromium"}
+"""Debian packages that put a browser the page check finds into the image (the frontend and web presets' is the
+first)."""
+
+
+def no_browser(sandbox: SandboxConfig) -> bool:
+    """Whether a Docker sandbox's image is made without a browser: no frontend or web preset, no Chromium declared,
+    and no image of the scenario's own (that one may have it)."""
+    return (sandbox.kind == "docker" and "image" not in sandbox.model_fields_set
+            and not BROWSER_PACKAGES & set(sandbox.debian_packages))
 
 
 def number_pages(checks: list[Any]) -> None:

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import ConfigDict, Discriminator, Field, PrivateAttr, Tag, field_validator, model_validator
 
 from agents.briefing import works_on_files
+from agents.check_page import PageCheck, no_browser
 from agents.checks import CHECKS, Check, CommandCheck, PytestCheck
 from agents.errors import BadInputError, ScenarioError
 from agents.project_files import as_text, check_overlap, read_folder
@@ -289,6 +290,9 @@ def scenario_from_data(data: Any, lines: dict[Loc, int], origin: str, path: Path
             if not (scenario.base_dir / source).exists():
                 line = lines.get(("checks",), "?")
                 raise ScenarioError(f"{origin}:{line}: checks: command file '{source}' not found next to the scenario")
+        if isinstance(check, PageCheck) and no_browser(scenario.sandbox):
+            raise ScenarioError(f"{origin}:{lines.get(('checks',), '?')}: checks: a page check needs a browser in the "
+                                "sandbox: add `preset: frontend` (or web) to sandbox:")
     if isinstance(scenario.model, dict):  # an inline model entry: checked now, with its file:line
         from agents.models.config import build_provider
 

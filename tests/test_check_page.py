@@ -169,3 +169,18 @@ def test_a_page_whose_script_never_ends_is_reported_as_such_and_its_browser_is_s
     assert result.detail == ("the page stopped answering: its scripts kept it busy for 10 s (an endless loop?), so "
                              "nothing more could be checked")
     assert not browsers_of(tmp_path)
+
+
+def test_a_page_check_in_a_sandbox_without_a_browser_is_one_line_at_load(tmp_path):
+    path = tmp_path / "s.yaml"
+    for sandbox, loads in (("{}", False), ("{preset: frontend}", True), ("{preset: web}", True),
+                           ("{packages: {debian: [chromium]}}", True), ("{kind: local}", True),
+                           ("{image: my-browser-image}", True)):
+        path.write_text(f"name: s\ntask: t\nsandbox: {sandbox}\nchecks:\n  - page: {{open: index.html}}\n")
+        if loads:
+            load_scenario(path)
+            continue
+        with pytest.raises(ScenarioError) as caught:
+            load_scenario(path)
+        assert str(caught.value) == (f"{path}:4: checks: a page check needs a browser in the sandbox: add `preset: "
+                                     "frontend` (or web) to sandbox:")
