@@ -17,6 +17,7 @@ from agents.sandbox.image import (
     stale,
 )
 from agents.sandbox.image import remove_image as rmi
+from agents.sandbox.packages import DEBIAN_LABEL, pinned
 
 
 def print_status(image: str | None, console: Console, languages: tuple[str, ...] = ()) -> int:
@@ -58,7 +59,7 @@ def print_status(image: str | None, console: Console, languages: tuple[str, ...]
 
 
 def built_images(client: object) -> list[str]:
-    """One line per codeduet sandbox image built here: tag, languages with their toolchains' packages, size."""
+    """One line per codeduet sandbox image built here: tag, languages, declared packages, size."""
     lines = []
     for img in client.images.list(filters={"label": f"{LABEL}=1"}):  # type: ignore[attr-defined]
         labels = img.labels or {}
@@ -66,8 +67,12 @@ def built_images(client: object) -> list[str]:
             continue
         langs = labels.get(LANGUAGES_LABEL) or ""
         size = (img.attrs.get("Size") or 0) / 1e6
+        debian = [n for n in labels.get(DEBIAN_LABEL, "").split(",") if n]
+        pypi = [f"{name} {pin.split()[0]}" for name, pin in pinned(labels).get("python", {}).items()]
         lines.append(f"  {img.tags[0]}: python {labels.get('org.codeduet.sandbox.python', '?')}"
-                     + (f" + {langs.replace(',', ', ')}" if langs else "") + f", {size:.0f} MB")
+                     + (f" + {langs.replace(',', ', ')}" if langs else "")
+                     + (f", {len(debian)} declared Debian packages" if debian else "")
+                     + (f", PyPI {', '.join(pypi)}" if pypi else "") + f", {size:.0f} MB")
     return ["built images:", *sorted(lines)] if lines else []
 
 
