@@ -43,7 +43,7 @@ class CheckResult:
 NOT_JUDGED = "not judged: the last block failed"
 """How an output check's detail starts when the block crashed (CheckResult.judged)."""
 
-Verdict = tuple[bool, str] | tuple[bool, str, int, int] | tuple[bool, str, None, None, list[dict[str, Any]]]
+Verdict = tuple[bool, str] | tuple[bool, str, int, int] | tuple[bool, str, int, int, list[dict[str, Any]]]
 """What a check's `evaluate` returns: CheckResult's fields after its name."""
 
 

@@ -162,8 +162,9 @@ class PageCheck(CheckKind):
         self._number = n
 
     def evaluate(self, last: ExecResult, executor: Executor,
-                 base_dir: Path) -> tuple[bool, str, None, None, list[dict[str, Any]]]:
-        """Run the driver in the sandbox (whatever the last block's exit code) and read its result line."""
+                 base_dir: Path) -> tuple[bool, str, int, int, list[dict[str, Any]]]:
+        """Run the driver in the sandbox (whatever the last block's exit code) and read its result line; the steps
+        that passed count as tests passed (they rank replies that fail the same page check)."""
         for script in DRIVER:  # fresh each time: the code under test cannot change them
             write_new_file(executor.workspace, f"{CHECKS_DIR}/{script.name}", script.read_text(encoding="utf-8"))
         name = f"{CHECKS_DIR}/{DRIVER[-1].name}"
@@ -171,14 +172,15 @@ class PageCheck(CheckKind):
         spec = {**self.page.model_dump(exclude_none=True), "screenshot": shot}
         # -I: neither the workspace nor the checks folder can shadow the standard library the script imports
         result = executor.run_command(["python3", "-I", name, json.dumps(spec)], timeout=self.page.timeout)
-        found = read_result(result.output)
+        found, steps = read_result(result.output), len(self.page.steps)
         if found is None:
             why = "it was stopped at the time limit" if result.timed_out else f"it exited with {result.exit_code}"
             tail = "\n".join(result.output.strip().splitlines()[-10:])[-1200:]
-            return False, f"the page check could not run ({why}):\n{tail or '(no output)'}", None, None, []
+            return False, f"the page check could not run ({why}):\n{tail or '(no output)'}", 0, steps, []
         figures = screenshot_figure(executor.workspace, shot, self.page.open) if shot and found.get("screenshot") \
             else []
-        return bool(found.get("passed")), report(found, self.page), None, None, figures
+        passed = int(found.get("steps_passed") or 0) if isinstance(found.get("steps_passed"), int) else 0
+        return bool(found.get("passed")), report(found, self.page), min(passed, steps), steps, figures
 
 
 def read_result(output: str) -> dict[str, Any] | None:

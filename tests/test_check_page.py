@@ -75,7 +75,7 @@ def test_a_failed_step_is_named_with_expected_against_actual_and_the_steps_after
     result = run(tmp_path, {"open": "index.html", "steps": [
         {"type": {"selector": "#name", "text": "milk"}}, {"click": "#add"},
         {"text": {"selector": "#items li:last-child", "equals": "Milk"}}, {"click": "#add"}]})
-    assert not result.passed
+    assert not result.passed and (result.tests_passed, result.tests) == (2, 4)  # steps rank replies as tests do
     assert result.detail.splitlines()[0] == (
         'step 3 text of "#items li:last-child": expected "Milk", got "milk" (2 steps before it passed; '
         '1 after it not run)')
