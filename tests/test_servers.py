@@ -115,3 +115,18 @@ def test_a_server_in_a_kernel_session_is_stopped_as_a_server_and_the_kernel_live
     assert result.server and result.server["port"] == 8000 and not result.timed_out and result.duration_s < 12
     assert "stopped as a server is (the KeyboardInterrupt above)" in result.output and "time limit" not in result.output
     assert after.output.strip() == "42"
+
+
+@pytest.mark.docker
+def test_a_server_a_check_command_leaves_running_is_stopped_with_it(sandbox_image, tmp_path):
+    executor = make_executor(SandboxConfig(image=IMAGE, timeout=20), tmp_path / "ws", f"servers-{uuid.uuid4().hex[:6]}")
+    try:
+        executor.start()
+        check = executor.run_command(["sh", "-c", "setsid nohup python3 -m http.server 8005 >/dev/null 2>&1 &\n"
+                                                  "sleep 1.5; echo checked"])
+        probe = executor.execute("import socket\ntry:\n    socket.create_connection(('127.0.0.1', 8005), 1)\n"
+                                 "    print('still there')\nexcept OSError:\n    print('gone')")
+    finally:
+        executor.stop()
+    assert check.exit_code == 0 and check.output.strip() == "checked" and check.server is None  # its own result
+    assert probe.output.strip() == "gone"

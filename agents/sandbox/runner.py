@@ -92,7 +92,7 @@ def run(argv, deadline, spare=None, grace=None):
         return 127, None
     os.close(w)
     started, code, exited_at, eof = time.monotonic(), None, None, False
-    watch = ServerWatch(grace, started) if grace else None
+    watch = ServerWatch(grace, started)  # every command: what it leaves listening goes; a block: its server, too
     server, term_at = None, None
     while not eof or code is None:
         ready = select.select([r], [], [], 0.05)[0] if not eof else []
@@ -100,8 +100,7 @@ def run(argv, deadline, spare=None, grace=None):
             data = os.read(r, 65536)
             if data:
                 frame(b"O", data)
-                if watch:
-                    watch.output(time.monotonic())
+                watch.output(time.monotonic())
             else:
                 eof = True
         elif eof:
@@ -111,7 +110,7 @@ def run(argv, deadline, spare=None, grace=None):
             code, exited_at = status[child.pid], time.monotonic()
             child.returncode = code
         now = time.monotonic()
-        if watch and term_at is None and code is None and watch.poll(now):  # a server, quiet for `grace` s
+        if grace and term_at is None and code is None and watch.poll(now):  # a server, quiet for `grace` s
             server, term_at = watch.stopped(now), now
             try:
                 os.killpg(child.pid, signal.SIGTERM)
@@ -129,19 +128,20 @@ def run(argv, deadline, spare=None, grace=None):
                     pass
                 eof = True
     os.close(r)
-    if watch:
-        left = watch.ended(time.monotonic())
-        if left:  # a server left running in the background goes with its block
-            kill_all(spare)
-            for _ in range(20):  # its sockets close as it exits
-                time.sleep(0.05)
-                reap()
-                if not watch.left_listening():
-                    break
-            if server is None:  # stopped now, unless a kernel holds it (its own server stays, as it does)
-                server = None if watch.left_listening() else left
-        elif server is None and watch.server is not None:  # it listened, then ended by itself or at the limit
-            server = {**watch.server, "stopped_s": None}
+    left = watch.ended(time.monotonic())
+    if left:  # a server left running in the background goes with its command
+        kill_all(spare)
+        for _ in range(20):  # its sockets close as it exits
+            time.sleep(0.05)
+            reap()
+            if not watch.left_listening():
+                break
+        if server is None:  # stopped now, unless a kernel holds it (its own server stays, as it does)
+            server = None if watch.left_listening() else left
+    elif server is None and watch.server is not None:  # it listened, then ended by itself or at the limit
+        server = {**watch.server, "stopped_s": None}
+    if not grace:  # a check's command: cleaned up, but its exit and time-out are its own
+        server = None
     return (128 + -code if code < 0 else code), server
 ROOT, LIMIT = "/workspace", 5000
 def entry(path):

@@ -55,8 +55,9 @@ def session_sockets(sid):
 
 class ServerWatch:
     """Watches a running block for a new listening port and says when a server has been left long enough: once it
-    has listened and printed nothing for `grace` seconds. `sid`: only sockets of that session count (the local
-    executor, which shares the host's network namespace); None: every new one (the container's own namespace)."""
+    has listened and printed nothing for `grace` seconds (None: never; what it leaves listening is still told).
+    `sid`: only sockets of that session count (the local executor, which shares the host's network namespace);
+    None: every new one (the container's own namespace)."""
 
     def __init__(self, grace, started, sid=None):
         self.grace, self.started, self.sid = grace, started, sid
@@ -81,7 +82,8 @@ class ServerWatch:
                 self.server = {"port": min(new.values()), "listen_s": round(now - self.started, 2),
                                "grace_s": self.grace}
                 self.listened_at = now
-        return self.server is not None and now - max(self.listened_at, self.quiet_since) >= self.grace
+        return self.server is not None and self.grace is not None and \
+            now - max(self.listened_at, self.quiet_since) >= self.grace
 
     def stopped(self, now):
         """The report of a server stopped at `now` (None when the block never listened)."""
