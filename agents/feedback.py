@@ -260,6 +260,21 @@ def _server_words(server: dict[str, Any]) -> dict[str, str]:
     return {"port": str(server.get("port")), "listen_s": seconds(server.get("listen_s")), "stopped": stopped}
 
 
+REFUSED = ("connection refused", "econnrefused", "connectionrefusederror")
+"""How a refused connection reads (in lower case) in Python's, Node's, Go's and curl's errors."""
+
+
+def server_stopped_note(outcome: Outcome) -> str:
+    """When the last block failed on a refused connection to the port a block before it in the reply served on
+    (stopped with its block, as servers are): that it was gone, and how a block that talks to it starts it."""
+    last = outcome.results[-1]
+    served = [r for r in outcome.results[:-1] if r.server]
+    if not served or not any(marker in last.output.lower() for marker in REFUSED):
+        return ""
+    server = served[-1]
+    return render("server_stopped", path=server.filename or "app.py", port=server.server.get("port"))
+
+
 def _your_run(outcome: Outcome) -> str:
     """What the model's own run did, told as information: with checks, they decide success, not this run."""
     last = outcome.results[-1]
@@ -371,6 +386,8 @@ def _report(outcome: Outcome, workspace: Path | None = None, files_task: bool = 
         files += missing + "\n\n"  # a file it asked for is not there: which files are
     if last.exit_code != 0 and (package := missing_package_note(last.output, workspace)):
         files += package + "\n\n"  # a module the image lacks: the declaration that would have provided it
+    if last.exit_code != 0 and (stopped := server_stopped_note(outcome)):
+        files += stopped + "\n\n"  # a block asked a server an earlier block had started, and it was gone
     failed = [c for c in outcome.checks if not c.passed]
     subject, resend = ("script", "the complete corrected script in one ```python block")
     if kernel:  # a live session: the blocks that worked need not run again

@@ -130,3 +130,19 @@ def test_a_server_a_check_command_leaves_running_is_stopped_with_it(sandbox_imag
         executor.stop()
     assert check.exit_code == 0 and check.output.strip() == "checked" and check.server is None  # its own result
     assert probe.output.strip() == "gone"
+
+
+def test_a_block_that_asks_the_server_an_earlier_block_started_is_told_it_was_stopped(tmp_path: Path):
+    from agents.run_reply import run_reply
+    from agents.scenario import Scenario
+
+    port = free_port()
+    executor = make_executor(SandboxConfig(kind="local", timeout=10, server_seconds=1), tmp_path / "ws", "t")
+    scenario = Scenario.model_validate({"name": "t", "task": "x", "sandbox": {"kind": "local"},
+                                        "model": {"provider": "scripted", "replies": []}})
+    client = f"import urllib.request\nprint(urllib.request.urlopen('http://127.0.0.1:{port}/').status)"
+    outcome = run_reply(f"```python\n{SERVER.format(host='127.0.0.1', port=port)}```\n```python\n{client}\n```",
+                        scenario, executor)
+    assert [bool(r.server) for r in outcome.results] == [True, False]  # the block after a server still ran
+    assert f"the server app.py started listened on port {port}, and it was stopped when its own block ended" \
+        in outcome.feedback
