@@ -116,12 +116,17 @@ def bench_exercism(track: Path = typer.Option(..., help="A polyglot-benchmark ch
                                              "stubs back unchanged: every exercise must fail)."),
                    out: Optional[Path] = typer.Option(None, help="Also write the results JSON to this file."),
                    max_seconds: Optional[float] = typer.Option(None, min=1, help="Wall-clock budget per "
-                                                               "exercise.")) -> None:
+                                                               "exercise (codeduet's protocol: 600 unless given)."),
+                   protocol: str = typer.Option("aider", help="aider (one reply, one repair that sees the test "
+                                                "output, no candidates) | codeduet (the product's own loop: "
+                                                "candidates, attempts, a time budget) | both (each exercise under "
+                                                "each; both tables printed).")) -> None:
     """aider's polyglot benchmark through the product: each Exercism exercise a scenario with its tests hidden,
-    two tries (the first reply, then one repair turn that sees the test output)."""
+    two tries (the first reply, then one repair turn that sees the test output), or codeduet's own loop. A go.mod
+    directive newer than the image's Go is lowered to it; an example that needs a newer compiler is listed apart."""
     from agents.bench.exercism_run import main
 
     install_signal_handlers()
     with cli_errors():
         raise typer.Exit(main(console, track=track, languages=languages, only=only, limit=limit, sample=sample,
-                              model=model, reply=reply, out=out, max_seconds=max_seconds))
+                              model=model, reply=reply, out=out, max_seconds=max_seconds, protocol=protocol))

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import yaml
 
+from agents.bench.exercism_toolchain import adapt_files
 from agents.errors import BadInputError
 from agents.languages import NAMES
 from agents.sandbox.config import language_image
@@ -32,6 +33,10 @@ PROTOCOL = {"attempts": 1, "candidates": 1, "max_resamples": 0, "repeat_reasks":
 (so a try is one model reply), the whole stubs shown. With max_consecutive_auto_reply 1 the model replies twice:
 the first try, then one repair turn that sees the hidden tests' output."""
 MAX_AUTO_REPLY = 1
+PROTOCOLS = {"aider": "aider's polyglot protocol: two tries",
+             "codeduet": "codeduet's own loop: candidates, attempts and repairs within the time budget"}
+"""The protocols the bench measures: aider's exact one (PROTOCOL) and the product's defaults, on the same exercises
+(the stubs shown whole in both)."""
 TASK_TAIL = """
 ####
 
@@ -105,6 +110,8 @@ class Exercise:
     editor: list[str] = field(default_factory=list)
     skip: str | None = None
     """Why it cannot run here (None: it can)."""
+    adapted: list[str] = field(default_factory=list)
+    """What its files were changed in for the image's compilers (build_scenario: "go.mod directive lowered ...")."""
 
     @property
     def key(self) -> str:
@@ -298,9 +305,13 @@ def unskip(path: str, text: str) -> str:
     return text
 
 
-def build_scenario(ex: Exercise, folder: Path, replies: list[str] | None = None, image: str = IMAGE) -> Scenario:
+def build_scenario(ex: Exercise, folder: Path, replies: list[str] | None = None, image: str = IMAGE,
+                   versions: dict[str, str] | None = None, protocol: str = "aider") -> Scenario:
     """Write the exercise's scenario.yaml and its hidden tests (under hidden/) into folder, and load it back.
-    `replies`: a scripted model's, in order (None: the model of the run's options answers)."""
+    `replies`: a scripted model's, in order (None: the model of the run's options answers). `versions`: the
+    image's compilers (exercism_toolchain.image_versions), which a newer go.mod directive is lowered to.
+    `protocol`: aider (two tries, PROTOCOL) or codeduet (the product's own strategy: candidates, attempts, repairs
+    while the run's time budget lasts)."""
     spec = SPECS[ex.slug]
     folder.mkdir(parents=True, exist_ok=True)
     hidden = ex.hidden()
@@ -314,16 +325,18 @@ def build_scenario(ex: Exercise, folder: Path, replies: list[str] | None = None,
                 dest.write_text(unskip(inner, path.read_text(encoding="utf-8", errors="replace")), encoding="utf-8")
     command = spec.command.format(name=shlex.quote(ex.name), tests=" ".join(shlex.quote(t) for t in ex.tests))
     edit = list(ex.solution)
-    files = {rel: (ex.path / rel).read_text(encoding="utf-8", errors="replace") for rel in [*edit, *ex.support()]}
+    files, ex.adapted = adapt_files({rel: (ex.path / rel).read_text(encoding="utf-8", errors="replace")
+                                     for rel in [*edit, *ex.support()]}, versions or {})
     tail = TASK_TAIL.format(files=" ".join(edit), fence=spec.fence, comment="//" if spec.fence in C_LIKE else "#",
                             command=(spec.shown or spec.command).format(name=ex.name, tests=" ".join(ex.tests)))
     data: dict[str, Any] = {
         "name": f"exercism-{ex.slug}-{ex.name}",
-        "description": f"Exercism {ex.key} (aider's polyglot protocol: two tries)",
+        "description": f"Exercism {ex.key} ({PROTOCOLS[protocol]})",
         "task": ex.instructions().rstrip() + "\n" + tail,
-        "user_proxy": {"human_input_mode": "NEVER", "max_consecutive_auto_reply": MAX_AUTO_REPLY},
+        "user_proxy": {"human_input_mode": "NEVER",
+                       **({"max_consecutive_auto_reply": MAX_AUTO_REPLY} if protocol == "aider" else {})},
         "sandbox": {"languages": list(spec.sandbox), "image": image},
-        "strategy": dict(PROTOCOL),
+        "strategy": dict(PROTOCOL) if protocol == "aider" else {"file_preview": PROTOCOL["file_preview"]},
         "files": files,
         "checks": [{"command": command, "files": {rel: f"hidden/{rel}" for rel in hidden}, "timeout": CHECK_TIMEOUT}],
     }

@@ -12,24 +12,29 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from agents.bench.common import git_commit, machine
 from agents.bench.exercism import (
     IMAGE,
     MAX_AUTO_REPLY,
     PROTOCOL,
+    PROTOCOLS,
     SPECS,
     Exercise,
     build_scenario,
     discover,
     registry_crates,
 )
+from agents.bench.exercism_summary import summarize, summary_table
+from agents.bench.exercism_toolchain import image_versions, manifest_needs, newer_compiler
 from agents.conversation import RunOptions, run_scenario
 from agents.errors import BadInputError, EnvironmentProblem
 from agents.transcript import load_transcript
 
 REPLIES = ("model", "example", "stub")
+CODEDUET_SECONDS = 600.0
+"""The time budget of one exercise under codeduet's protocol when --max-seconds gives none (its attempts go on until
+a pass or the budget: without one a failing exercise would run the product's 50 attempts)."""
 ALIASES = {"c++": "cpp", "js": "javascript", "node": "javascript", "golang": "go", "rs": "rust", "py": "python"}
 
 
@@ -118,62 +123,41 @@ def tries(messages: list[dict[str, Any]]) -> list[bool]:
     return out
 
 
+def first_checks(messages: list[dict[str, Any]]) -> str:
+    """The checks' details of the first execution (the first reply's hidden-test output)."""
+    first = next((m for m in messages if m.get("role") == "execution" and isinstance(m.get("outcome"), dict)), None)
+    return "\n".join(c.get("detail") or "" for c in (first or {}).get("outcome", {}).get("checks") or [])
+
+
 def run_exercise(ex: Exercise, root: Path, reply: str, model: str | None, max_seconds: float | None,
-                 image: str) -> dict[str, Any]:
-    """Build, run and score one exercise; its JSONL record."""
-    scenario = build_scenario(ex, root / "scenarios" / ex.slug / ex.name, reply_for(ex, reply), image)
+                 image: str, versions: dict[str, str] | None = None, protocol: str = "aider") -> dict[str, Any]:
+    """Build, run and score one exercise under one protocol; its JSONL record. An example solution that fails on
+    the compiler's age (exercism_toolchain.newer_compiler) says so in `needs_newer_compiler`."""
+    scenario = build_scenario(ex, root / "scenarios" / protocol / ex.slug / ex.name, reply_for(ex, reply), image,
+                              versions, protocol)
+    if protocol == "codeduet" and max_seconds is None:
+        max_seconds = CODEDUET_SECONDS
     started = time.perf_counter()
     result = run_scenario(scenario, RunOptions(model=model if reply == "model" else None, human="never",
-                                               workspaces=root / "runs", max_seconds=max_seconds))
+                                               workspaces=root / "runs" / protocol, max_seconds=max_seconds))
     seconds = time.perf_counter() - started
     if isinstance(result.error, EnvironmentProblem):
         raise result.error
     transcript = load_transcript(result.run_dir)
     outcome = tries(transcript.get("messages") or [])
     totals = result.totals or {}
-    return {"language": ex.slug, "exercise": ex.name, "status": result.status, "reason": result.reason,
+    too_old = newer_compiler(first_checks(transcript.get("messages") or []), versions or {}) \
+        if reply == "example" and result.status != "success" else None
+    return {"protocol": protocol, "language": ex.slug, "exercise": ex.name, "status": result.status,
+            "reason": result.reason,
             "passed_1": bool(outcome and outcome[0]), "passed_2": result.status == "success",
             "replies": len(outcome), "rejected_replies": len(transcript.get("rejected_replies") or []),
             "seconds": round(seconds, 2), "prompt_tokens": totals.get("prompt_tokens") or None,
             "completion_tokens": totals.get("completion_tokens") or None, "run_dir": str(result.run_dir),
+            "attempts": len({m.get("attempt") or 1 for m in transcript.get("messages") or []}),
+            **({"adapted": ex.adapted} if ex.adapted else {}),
+            **({"needs_newer_compiler": too_old} if too_old else {}),
             **({"note": note} if (note := reply_note(ex, reply)) else {})}
-
-
-def summarize(records: list[dict[str, Any]], skipped: list[dict[str, Any]]) -> dict[str, Any]:
-    """Counts and rates per language and in all (rates over the exercises run; skipped ones listed apart)."""
-    langs = sorted({r["language"] for r in [*records, *skipped]})
-
-    def block(rows: list[dict[str, Any]], skips: list[dict[str, Any]]) -> dict[str, Any]:
-        n = len(rows)
-        p1, p2 = sum(r["passed_1"] for r in rows), sum(r["passed_2"] for r in rows)
-        tokens = [r for r in rows if r.get("completion_tokens")]
-        return {"exercises": n + len(skips), "run": n, "passed_1": p1, "passed_2": p2,
-                "rate_1": round(100 * p1 / n, 1) if n else None, "rate_2": round(100 * p2 / n, 1) if n else None,
-                "seconds": round(sum(r["seconds"] for r in rows), 1),
-                "prompt_tokens": sum(r.get("prompt_tokens") or 0 for r in tokens) if tokens else None,
-                "completion_tokens": sum(r["completion_tokens"] for r in tokens) if tokens else None,
-                "skipped": len(skips), "skipped_exercises": [{"exercise": s["exercise"], "reason": s["skipped"]}
-                                                             for s in skips]}
-
-    per = {lang: block([r for r in records if r["language"] == lang], [s for s in skipped if s["language"] == lang])
-           for lang in langs}
-    return {"languages": per, "total": block(records, skipped)}
-
-
-def summary_table(summary: dict[str, Any], reply: str) -> Table:
-    """One row per language and a total: run, passed on try 1 and by try 2 (with rates), skipped, wall time."""
-    table = Table(title=f"Exercism, aider's two tries (--reply {reply})")
-    for col in ("language", "run", "try 1", "by try 2", "skipped", "wall s"):
-        table.add_column(col, justify="left" if col == "language" else "right")
-
-    def pct(k: int, rate: float | None) -> str:
-        return f"{k} ({rate:.1f}%)" if rate is not None else "-"
-
-    rows = [*summary["languages"].items(), ("total", summary["total"])]
-    for lang, s in rows:
-        table.add_row(lang, str(s["run"]), pct(s["passed_1"], s["rate_1"]), pct(s["passed_2"], s["rate_2"]),
-                      str(s["skipped"]), f"{s['seconds']:.0f}", end_section=lang == rows[-2][0])
-    return table
 
 
 def _append(path: Path, record: dict[str, Any]) -> None:
@@ -185,52 +169,82 @@ def _append(path: Path, record: dict[str, Any]) -> None:
 
 def run_bench(console: Console, track: Path, *, languages: list[str] | None = None, only: list[str] | None = None,
               limit: int | None = None, sample: int | None = None, model: str | None = None,
-              reply: str = "model", out: Path | None = None,
-              max_seconds: float | None = None, image: str = IMAGE, root: Path | None = None) -> dict[str, Any]:
-    """Run the selected exercises one after the other; returns the summary (also in root/summary.json and --out)."""
+              reply: str = "model", out: Path | None = None, max_seconds: float | None = None,
+              image: str = IMAGE, root: Path | None = None, protocol: str = "aider") -> dict[str, Any]:
+    """Run the selected exercises one after the other, under one protocol or both (aider's first); returns the
+    summary (also in root/summary.json and --out). The image's compilers are asked their versions once: a newer
+    go.mod directive is lowered to its Go, and an exercise whose example needs a newer compiler (its manifest, or
+    the compiler's error on the example reply) is listed apart, not counted."""
     if reply not in REPLIES:
         raise BadInputError(f"--reply {reply!r}: use one of {', '.join(REPLIES)}")
     if model is not None and reply != "model":
         raise BadInputError(f"--model {model}: only with --reply model (--reply {reply} is the scripted model)")
+    protocols = list(PROTOCOLS) if protocol == "both" else [protocol]
+    if protocol != "both" and protocol not in PROTOCOLS:
+        raise BadInputError(f"--protocol {protocol!r}: use aider, codeduet or both")
     exercises = discover(track, languages, only, limit, sample)
+    versions = image_versions(image)
     root = root or Path.cwd() / "bench-out" / f"exercism-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     root.mkdir(parents=True, exist_ok=True)
     meta = {"track": str(track.resolve()), "reply": reply, "model": model, "languages": languages, "only": only,
-            "limit": limit, "sample": sample, "max_seconds": max_seconds, "image": image,
-            "protocol": {"strategy": PROTOCOL, "max_consecutive_auto_reply": MAX_AUTO_REPLY},
+            "limit": limit, "sample": sample, "max_seconds": max_seconds, "image": image, "compilers": versions,
+            "protocols": protocols, "protocol": {"strategy": PROTOCOL, "max_consecutive_auto_reply": MAX_AUTO_REPLY},
+            "codeduet_max_seconds": max_seconds or CODEDUET_SECONDS if "codeduet" in protocols else None,
             "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "commit": git_commit(),
             "machine": machine()}
     skipped = [{"language": e.slug, "exercise": e.name, "skipped": e.skip} for e in exercises if e.skip]
-    todo = [e for e in exercises if not e.skip]
-    console.print(f"Exercism: {len(todo)} exercises to run, {len(skipped)} skipped, --reply {reply}; output in {root}",
-                  soft_wrap=True)
+    too_old = [{"language": e.slug, "exercise": e.name, "reason": why, "found": "manifest"}
+               for e in exercises if not e.skip and (why := manifest_needs(e.path, versions))]
+    todo = [e for e in exercises if not e.skip and not manifest_needs(e.path, versions)]
+    console.print(f"Exercism: {len(todo)} exercises to run ({', '.join(protocols)}), {len(skipped)} skipped, "
+                  f"{len(too_old)} need a newer compiler, --reply {reply}; compilers {versions or '?'}; output in "
+                  f"{root}", soft_wrap=True)
     records: list[dict[str, Any]] = []
     try:
         for i, ex in enumerate(todo, 1):
-            record = run_exercise(ex, root, reply, model, max_seconds, image)
-            records.append(record)
-            _append(root / "results.jsonl", record)
-            mark = "[green]try 1[/]" if record["passed_1"] else "[green]try 2[/]" if record["passed_2"] \
-                else "[red]failed[/]"
-            note = f"  ({record['note']})" if record.get("note") else ""
-            console.print(f"[{i}/{len(todo)}] {ex.key:<36} {mark}  {record['seconds']:.1f}s  {record['run_dir']}{note}",
-                          soft_wrap=True, highlight=False)
+            for proto in protocols:
+                record = run_exercise(ex, root, reply, model, max_seconds, image, versions, proto)
+                _append(root / "results.jsonl", record)
+                _progress(console, f"[{i}/{len(todo)}]", ex, record)
+                if record.get("needs_newer_compiler"):
+                    too_old.append({"language": ex.slug, "exercise": ex.name, "reason":
+                                    record["needs_newer_compiler"], "found": "example run", "run_dir":
+                                    record["run_dir"]})
+                    break
+                records.append(record)
     finally:
         summary = {"meta": {**meta, "ended_at": datetime.now(timezone.utc).isoformat(timespec="seconds")},
-                   **summarize(records, skipped), "exercises": records, "skipped": skipped}
+                   **summarize(records, skipped, too_old, protocols), "exercises": records, "skipped": skipped,
+                   "newer_compiler": too_old}
         for path in [root / "summary.json", *([out] if out else [])]:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
-    console.print(summary_table(summary, reply))
+    for proto in protocols:
+        console.print(summary_table(summary["protocols"][proto], reply, proto))
     for s in skipped:
         console.print(f"skipped {s['language']}/{s['exercise']}: {s['skipped']}", soft_wrap=True, highlight=False)
+    for s in too_old:
+        console.print(f"skipped {s['language']}/{s['exercise']}, needs a newer compiler: {s['reason']}",
+                      soft_wrap=True, highlight=False)
     console.print(f"results: {root / 'results.jsonl'}\nsummary: {out or root / 'summary.json'}", soft_wrap=True)
     return summary
 
 
+def _progress(console: Console, count: str, ex: Exercise, record: dict[str, Any]) -> None:
+    """One line per exercise and protocol as it ends."""
+    first, end = ("try 1", "try 2") if record["protocol"] == "aider" else ("first turn", "passed")
+    mark = "[yellow]newer compiler[/]" if record.get("needs_newer_compiler") else f"[green]{first}[/]" \
+        if record["passed_1"] else f"[green]{end}[/]" if record["passed_2"] else "[red]failed[/]"
+    extra = [record.get("needs_newer_compiler"), *record.get("adapted", []), record.get("note")]
+    note = "".join(f"  ({x})" for x in extra if x)
+    console.print(f"{count} {record['protocol']:<8} {ex.key:<36} {mark}  {record['seconds']:.1f}s  "
+                  f"{record['run_dir']}{note}", soft_wrap=True, highlight=False)
+
+
 def main(console: Console, track: Path, languages: str | None, only: str | None, limit: int | None,
-         sample: int | None, model: str | None, reply: str, out: Path | None, max_seconds: float | None) -> int:
+         sample: int | None, model: str | None, reply: str, out: Path | None, max_seconds: float | None,
+         protocol: str = "aider") -> int:
     """CLI entry: 0 when every selected exercise ran (passed or not)."""
     run_bench(console, track, languages=names(languages, ALIASES), only=names(only), limit=limit, sample=sample,
-              model=model, reply=reply, out=out, max_seconds=max_seconds)
+              model=model, reply=reply, out=out, max_seconds=max_seconds, protocol=protocol)
     return 0
