@@ -1,0 +1,154 @@
+"""SandboxKernelExecutor: a live Python session in the hardened sandbox for any AG2 agent. Real containers, real AG2
+agents (generate_reply, and a UserProxyAgent's chat with the scripted model, the only stand-in)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import docker
+import pytest
+from autogen import AssistantAgent, ConversableAgent, UserProxyAgent
+from autogen.code_utils import TIMEOUT_MSG
+from autogen.coding import CodeBlock, CodeExecutor
+from autogen.coding.base import IPythonCodeResult
+
+from agents.figures import PNG_SIGNATURE
+from agents.sandbox.ag2_kernel_executor import SandboxKernelExecutor
+from agents.sandbox.docker_executor import LABEL, sandbox_owner
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.docker
+
+
+def containers(executor: SandboxKernelExecutor) -> list[Any]:
+    """The executor's containers, running or not."""
+    return docker.from_env().containers.list(all=True, filters={"label": f"{LABEL}={executor.run_id}"},
+                                             ignore_removed=True)
+
+
+def run(executor: SandboxKernelExecutor, code: str, language: str = "python") -> IPythonCodeResult:
+    return executor.execute_code_blocks([CodeBlock(code=code, language=language)])
+
+
+def ask(agent: ConversableAgent, content: str) -> str:
+    """The agent's reply to one user message (AG2 runs the message's code blocks with the agent's executor)."""
+    sender = ConversableAgent("user", llm_config=False, code_execution_config=False)
+    return str(agent.generate_reply([{"role": "user", "content": content}], sender=sender))
+
+
+def test_state_persists_between_two_messages_of_a_user_proxy(sandbox_image: str, tmp_path: Path) -> None:
+    with SandboxKernelExecutor(image=sandbox_image, work_dir=tmp_path / "work", timeout=20) as executor:
+        assert isinstance(executor, CodeExecutor)
+        proxy = UserProxyAgent("proxy", human_input_mode="NEVER", code_execution_config={"executor": executor})
+        first = ask(proxy, "Load it:\n```python\nimport statistics\ndata = [3, 1, 4, 1, 5]\nx = 41\n```")
+        assert first.startswith("exitcode: 0 (execution succeeded)")
+        # the next message reads the variable, the import and the data; a last expression shows its value
+        second = ask(proxy, "```python\nprint(x + 1)\nstatistics.mean(data)\n```\n```sh\nls\n```")
+        assert second.startswith("exitcode: 0 (execution succeeded)\nCode output: 42\n2.8\n")
+        assert "block01.py" in second  # the shell block ran as a process in the same container and workspace
+
+
+def test_a_scripted_assistant_builds_on_its_earlier_block(sandbox_image: str, tmp_path: Path) -> None:
+    from agents.models.scripted import ScriptedConfig, ScriptedProvider
+
+    replies = ["```python\nrows = [{'n': i, 'sq': i * i} for i in range(10)]\n```",
+               "```python\nsum(r['sq'] for r in rows)\n```", "TERMINATE"]
+    model = ScriptedProvider("scripted", ScriptedConfig(replies=replies))
+    assistant = AssistantAgent("assistant", llm_config=model.llm_config())
+    model.attach(assistant)
+    with SandboxKernelExecutor(image=sandbox_image, work_dir=tmp_path / "work", timeout=20) as executor:
+        proxy = UserProxyAgent("proxy", human_input_mode="NEVER", max_consecutive_auto_reply=4,
+                               is_termination_msg=lambda m: "TERMINATE" in (m.get("content") or ""),
+                               code_execution_config={"executor": executor})
+        chat = proxy.initiate_chat(assistant, message="Sum the squares below 10, step by step.", silent=True)
+    assert "exitcode: 0 (execution succeeded)\nCode output: 285\n" in [m["content"] for m in chat.chat_history]
+    assert containers(executor) == []
+
+
+def test_a_figure_is_saved_as_png_and_listed_in_output_files(sandbox_image: str, tmp_path: Path) -> None:
+    with SandboxKernelExecutor(image=sandbox_image, work_dir=tmp_path / "work", timeout=30) as executor:
+        run(executor, "import matplotlib.pyplot as plt\nys = [1, 4, 9, 16]")
+        result = run(executor, "plt.plot(ys)\nplt.title('Squares')\nplt.show()")
+        assert result.exit_code == 0 and len(result.output_files) == 1
+        figure = Path(result.output_files[0])
+        assert figure == tmp_path / "work" / "figures" / "block02-1.png"
+        assert figure.read_bytes().startswith(PNG_SIGNATURE)
+        assert "- figures/block02-1.png (640x480 px" in result.output and "title: Squares" in result.output
+        assert run(executor, "len(ys)").output_files == []  # only the blocks' own images
+
+
+def test_an_endless_loop_is_stopped_and_the_kernel_recovers(sandbox_image: str, tmp_path: Path) -> None:
+    with SandboxKernelExecutor(image=sandbox_image, work_dir=tmp_path / "work", timeout=2) as executor:
+        run(executor, "x = 41")
+        looped = run(executor, "while True:\n    x += 0")
+        assert looped.exit_code == 124 and looped.output.endswith(TIMEOUT_MSG)
+        assert "KeyboardInterrupt" in looped.output and "the Python kernel lives on with its variables" in looped.output
+        assert run(executor, "x + 1").output == "42\n"
+        # a block that swallows the interrupt: the kernel is killed, and both reports say so
+        stubborn = run(executor, "import time\nwhile True:\n    try:\n        time.sleep(5)\n"
+                                 "    except KeyboardInterrupt:\n        pass")
+        assert stubborn.exit_code == 124 and "so the Python kernel was killed" in stubborn.output
+        fresh = run(executor, "x")
+        assert fresh.exit_code == 1 and "a fresh Python kernel: the previous one died" in fresh.output
+        assert "NameError: name 'x' is not defined" in fresh.output
+        assert run(executor, "x = 1\nx").output == "1\n"  # the fresh kernel works
+
+
+def test_restart_clears_the_state_and_keeps_the_files(sandbox_image: str, tmp_path: Path) -> None:
+    with SandboxKernelExecutor(image=sandbox_image, work_dir=tmp_path / "work", timeout=20) as executor:
+        run(executor, "x = 1\nopen('kept.txt', 'w').write('kept')")
+        first = containers(executor)[0].id
+        executor.restart()
+        result = run(executor, "print(open('kept.txt').read())\nx")
+        assert result.exit_code == 1 and result.output.startswith("kept\n") and "NameError" in result.output
+        assert [c.id for c in containers(executor)] != [first] and len(containers(executor)) == 1
+
+
+HARDENING = """
+import os, socket
+print("uid", os.getuid())
+try:
+    open("/usr/lib/escape", "w")
+except OSError as exc:
+    print("root:", exc.strerror)
+try:
+    socket.create_connection(("1.1.1.1", 53), timeout=2)
+except OSError as exc:
+    print("network:", exc.strerror or exc)
+print("interfaces", sorted(os.listdir("/sys/class/net")))
+"""
+
+
+def test_the_container_is_hardened_seen_from_the_kernel(sandbox_image: str, tmp_path: Path) -> None:
+    with SandboxKernelExecutor(image=sandbox_image, work_dir=tmp_path / "work", timeout=20) as executor:
+        seen = run(executor, HARDENING).output
+        kernel = run(executor, "import os\nos.getpid() != 1, os.getuid()").output  # the kernel, not the runner
+        shell = run(executor, "touch /etc/escape 2>&1; id -u", "sh").output
+    assert f"uid {sandbox_owner()[0]}\n" in seen and sandbox_owner()[0] != 0
+    assert "root: Read-only file system" in seen and "network: Network is unreachable" in seen
+    assert "interfaces ['lo']" in seen
+    assert kernel == f"(True, {sandbox_owner()[0]})\n"
+    assert "Read-only file system" in shell and shell.rstrip().endswith(str(sandbox_owner()[0]))
+    assert containers(executor) == []
+
+
+def test_stop_and_interpreter_exit_remove_the_container(sandbox_image: str, tmp_path: Path) -> None:
+    executor = SandboxKernelExecutor(image=sandbox_image, work_dir=tmp_path / "work")
+    run(executor, "x = 1")
+    assert len(containers(executor)) == 1
+    executor.stop()
+    assert containers(executor) == [] and (tmp_path / "work").is_dir()  # a work_dir given is the caller's
+    code = ("from agents.sandbox.ag2_kernel_executor import SandboxKernelExecutor\nfrom autogen.coding import "
+            f"CodeBlock\nex = SandboxKernelExecutor(image={sandbox_image!r})\n"
+            "r = ex.execute_code_blocks([CodeBlock(code='x = 6 * 7\\nx', language='python')])\n"
+            "print(ex.run_id, ex.work_dir, r.output.strip())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    run_id, folder, value = done.stdout.split()
+    assert done.returncode == 0 and value == "42"
+    left = docker.from_env().containers.list(all=True, filters={"label": f"{LABEL}={run_id}"}, ignore_removed=True)
+    assert left == [] and not Path(folder).exists()
