@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer, model_validator
 
 from agents.check_kinds import CHECKS, CheckKind, Verdict
 from agents.protocols import ExecResult, Executor
@@ -33,7 +33,19 @@ LIBRARY_FRAME = re.compile(r"\s+at .*(/usr/(share|lib)/nodejs/|node_modules/|nod
 """A Node stack frame inside a library (express's router): the log's tail keeps the program's own frames."""
 
 
-class HttpExpect(Strict):
+class JsonField(Strict):
+    """A block with a `json` key (a field named json_: `json` is a method of pydantic's models): dumped as `json`,
+    so a transcript's scenario validates again (`replay --execute` re-runs the checks)."""
+
+    @model_serializer(mode="wrap")
+    def _json_key(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        if "json_" in data:
+            data["json"] = data.pop("json_")
+        return data
+
+
+class HttpExpect(JsonField):
     """What one answer must be; a field left out is not compared."""
 
     status: int | None = Field(default=None, ge=100, le=599)
@@ -47,7 +59,7 @@ class HttpExpect(Strict):
     """Text the body must contain."""
 
 
-class HttpRequest(Strict):
+class HttpRequest(JsonField):
     """One request, sent in order after the server listens."""
 
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] = "GET"

@@ -69,6 +69,10 @@ def test_each_backend_scenario_debugs_to_success_against_its_http_check(name, po
     if name != "fastapi_scripted":  # app.py and server.js start their server; FastAPI's main.py only defines it
         assert block["server"]["port"] == port and block["server"]["listen_s"] < 10 and not block["timed_out"]
         assert f"listened on port {port} after" in right["content"] and "as a server is" in right["content"]
+    if name == "flask_scripted":  # replay --execute runs the server blocks and the http check again
+        proc = run_cli("replay", t["run_dir"], "--execute", timeout=600)
+        assert proc.returncode == 0 and "2 block(s): 2 match, 0 diverged" in proc.stdout, proc.stdout + proc.stderr
+        assert "cannot be re-run" not in proc.stdout
 
 
 def scripted(tmp_path: Path, name: str, replies: list[str], **changes) -> Path:

@@ -22,8 +22,8 @@ def served(seen: dict[str, Any] | None, timed_out: bool, duration: float) -> dic
 
 
 def server_line(server: dict[str, Any]) -> str:
-    """'server on :8000 after 0.4 s, stopped after 3.4 s' (or '... stopped at the time limit, after 30 s', or '... left
-    running in the background, stopped with its block after 1 s')."""
+    """'server on :8000 after 0.4 s, stopped after 3.4 s' (or '... stopped at the time limit, after 30.0 s', or
+    '... left running in the background, stopped with its block after 1.0 s')."""
     stop = "stopped at the time limit, after" if server.get("at_limit") else \
         "left running in the background, stopped with its block after" if server.get("left") else "stopped after"
     return f"server on :{server.get('port')} after {seconds(server.get('listen_s'))} s, {stop} " \
@@ -31,8 +31,8 @@ def server_line(server: dict[str, Any]) -> str:
 
 
 def seconds(value: Any) -> str:
-    """0.43 -> '0.4', 3.0 -> '3'."""
+    """0.43 -> '0.4', 3 -> '3.0' (a timing `replay --execute` reads as one)."""
     try:
-        return f"{float(value):.1f}".removesuffix(".0")
+        return f"{float(value):.1f}"
     except (TypeError, ValueError):
         return "?"
