@@ -79,6 +79,9 @@ def test_a_figure_is_saved_as_png_and_listed_in_output_files(sandbox_image: str,
         assert figure.read_bytes().startswith(PNG_SIGNATURE)
         assert "- figures/block02-1.png (640x480 px" in result.output and "title: Squares" in result.output
         assert run(executor, "len(ys)").output_files == []  # only the blocks' own images
+        table = run(executor, "import pandas as pd\npd.DataFrame({'y': ys})")
+        assert table.output.split() == ["y", "0", "1", "1", "4", "2", "9", "3", "16"]  # as a notebook shows it
+        assert not (tmp_path / "work" / ".codeduet").exists()  # the kernel's table for our page is not left
 
 
 def test_an_endless_loop_is_stopped_and_the_kernel_recovers(sandbox_image: str, tmp_path: Path) -> None:

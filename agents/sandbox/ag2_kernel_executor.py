@@ -13,11 +13,14 @@ its cleanup and its arguments are SandboxCodeExecutor's.
 
 from __future__ import annotations
 
+import shutil
+
 from autogen.coding.base import CodeBlock, IPythonCodeResult
 
 from agents.figures import describe, figures_of
 from agents.prompts import render
 from agents.sandbox.ag2_executor import SandboxCodeExecutor
+from agents.sandbox.kernel import KERNEL_DIR, VALUES_DIR
 from agents.workspace_view import changes, snapshot
 
 
@@ -33,6 +36,12 @@ class SandboxKernelExecutor(SandboxCodeExecutor):
         (absolute host paths, as AG2's Jupyter executors list theirs)."""
         before = snapshot(self.work_dir)
         result = super().execute_code_blocks(code_blocks)
+        # the tables the kernel writes for our own page (a DataFrame value): its text is in the output already
+        shutil.rmtree(self.work_dir / VALUES_DIR, ignore_errors=True)
+        try:
+            (self.work_dir / KERNEL_DIR).rmdir()
+        except OSError:
+            pass
         figures = figures_of(self.work_dir, changes(before, snapshot(self.work_dir)))
         output = result.output
         if figures:  # the model reads what was drawn, never the pixels
