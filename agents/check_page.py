@@ -214,7 +214,7 @@ def report(found: dict[str, Any], page: PageOptions) -> str:
         lines.append(str(found["load_note"]))
     errors = [str(e) for e in found.get("errors") or []]
     if errors and (lines or not found.get("passed")):
-        lines.append("the page's errors (uncaught exceptions, console errors, failed loads):")
+        lines.append("the page's errors (uncaught exceptions, console errors, failed loads) and dialogs:")
         lines += [f"- {e}" for e in errors]
     if found.get("server_log") and (found.get("problem") or found.get("failed")):
         lines.append(f"the server's log (`{page.start}`), its end:\n{str(found['server_log']).strip()[-1000:]}")

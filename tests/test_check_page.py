@@ -107,6 +107,16 @@ def test_a_selector_that_is_not_css_is_said(tmp_path):
                                     "it passed)"), result.detail
 
 
+def test_an_alert_is_accepted_and_named_in_the_report(tmp_path):
+    page = LIST.replace("const li", "if (!document.getElementById('name').value) { alert('Name is required'); return; }"
+                                    "\n  const li")
+    result = run(tmp_path, {"open": "index.html", "steps": [
+        {"click": "#add"}, {"text": {"selector": "#error", "equals": "Name is required"}}]}, {"index.html": page})
+    assert result.detail.splitlines()[0].startswith('step 2 text of "#error": no element matches "#error"')
+    assert result.detail.splitlines()[-1] == (
+        '- alert("Name is required"): a dialog, accepted by the check (the steps read the page\'s own text)')
+
+
 def test_a_page_that_does_not_exist_names_the_files_there(tmp_path):
     result = run(tmp_path, {"open": "app.html", "steps": [{"exists": "h1"}]})
     assert not result.passed and result.figures == []

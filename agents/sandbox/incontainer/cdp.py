@@ -52,6 +52,23 @@ class Browser:
 
     def call(self, method, params=None, session=None, timeout=10.0):
         """Send one command and wait for its reply (events that arrive meanwhile are kept in `events`)."""
+        wanted = self.send(method, params, session)
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self.receive(deadline)
+            if reply is None:
+                if session and method == "Runtime.evaluate":
+                    raise PageBusy("the page stopped answering: its scripts kept it busy for %g s (an endless "
+                                   "loop?), so nothing more could be checked" % timeout)
+                raise BrowserError("the browser did not answer %s in %g s" % (method, timeout))
+            if reply.get("id") == wanted:
+                if "error" in reply:
+                    raise BrowserError("%s: %s" % (method, reply["error"].get("message")))
+                return reply.get("result") or {}
+            self.keep(reply)
+
+    def send(self, method, params=None, session=None):
+        """Write one command (its reply is left to `call`); returns its id."""
         self._next += 1
         message = {"id": self._next, "method": method, "params": params or {}}
         if session:
@@ -62,20 +79,15 @@ class Browser:
                 data = data[os.write(self._out, data):]
         except OSError as exc:
             raise BrowserError("the browser went away (%s)" % exc) from None
-        deadline = time.monotonic() + timeout
-        while True:
-            reply = self.receive(deadline)
-            if reply is None:
-                if session and method == "Runtime.evaluate":
-                    raise PageBusy("the page stopped answering: its scripts kept it busy for %g s (an endless "
-                                   "loop?), so nothing more could be checked" % timeout)
-                raise BrowserError("the browser did not answer %s in %g s" % (method, timeout))
-            if reply.get("id") == self._next:
-                if "error" in reply:
-                    raise BrowserError("%s: %s" % (method, reply["error"].get("message")))
-                return reply.get("result") or {}
-            if "method" in reply:
-                self.events.append(reply)
+        return self._next
+
+    def keep(self, message):
+        """Keep an event; a dialog (alert, confirm, prompt) is accepted at once, or the page would wait for it."""
+        if "method" not in message:
+            return  # the reply to a command nobody waits for
+        self.events.append(message)
+        if message["method"] == "Page.javascriptDialogOpening":
+            self.send("Page.handleJavaScriptDialog", {"accept": True}, message.get("sessionId"))
 
     def receive(self, deadline):
         """The next message from the browser, or None at the deadline."""
@@ -99,15 +111,13 @@ class Browser:
             message = self.receive(deadline)
             if message is None:
                 return False
-            if "method" in message:
-                self.events.append(message)
+            self.keep(message)
 
     def drain(self, deadline):
         """Keep the events that arrive until the deadline."""
         message = self.receive(deadline)
         while message is not None:
-            if "method" in message:
-                self.events.append(message)
+            self.keep(message)
             message = self.receive(deadline)
 
     def close(self):

@@ -118,6 +118,9 @@ def page_errors(events):
         elif e.get("method") == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
             out.append("console.error: " + " ".join(str(a.get("value", a.get("description", "")))
                                                     for a in p.get("args") or []))
+        elif e.get("method") == "Page.javascriptDialogOpening":
+            out.append("%s(%s): a dialog, accepted by the check (the steps read the page's own text)"
+                       % (p.get("type", "alert"), json.dumps(p.get("message", ""))))
         elif e.get("method") == "Log.entryAdded" and (p.get("entry") or {}).get("level") == "error":
             entry = p["entry"]
             if (entry.get("url") or "").endswith("/favicon.ico"):  # asked for by the browser, not the page
