@@ -155,3 +155,22 @@ def test_a_workspace_module_named_like_the_library_cannot_shadow_the_script(app:
                                               encoding="utf-8")
     passed, detail, _, _ = check(app, free_port(), REQUESTS[:1], start="sleep 5", ready_timeout=1)
     assert not passed and "did not listen" in detail and "imported" not in detail
+
+
+def test_a_conversation_debugs_a_stdlib_service_to_success_with_the_local_executor(loop_file):
+    from agents.conversation import RunOptions, run_scenario
+    from agents.scenario import load_scenario
+    from agents.transcript import load_transcript
+
+    port = free_port()
+    app = APP.replace("sys.argv[1]", str(port))  # the block's own run serves on the port too
+    wrong = app.replace("self.send(201, data)", "self.send(200, data)")
+    reply = "```python\n# filename: app.py\n{}\n```"
+    checks = [{"http": {"start": "python3 app.py", "port": port, "requests": REQUESTS}}]
+    path = loop_file([reply.format(wrong), reply.format(app)], checks=checks, sandbox={"server_seconds": 1})
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    first, second = [m for m in load_transcript(result.run_dir)["messages"] if m["role"] == "execution"]
+    assert "POST /items (request 1): expected status 201, got 200" in first["content"]
+    assert first["outcome"]["checks"][0]["tests_passed"] == 3 and second["outcome"]["checks"][0]["passed"]
+    assert first["outcome"]["executions"][0]["server"]["port"] == port  # the block's own run: a server
