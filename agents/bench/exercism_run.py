@@ -28,10 +28,12 @@ from agents.bench.exercism import (
 from agents.bench.exercism_summary import summarize, summary_table
 from agents.bench.exercism_toolchain import image_versions, manifest_needs, newer_compiler
 from agents.conversation import RunOptions, run_scenario
-from agents.errors import BadInputError, EnvironmentProblem
+from agents.errors import BadInputError, DockerUnavailable, EnvironmentProblem
 from agents.transcript import load_transcript
 
 REPLIES = ("model", "example", "stub")
+START_RETRIES = (10.0, 30.0)
+"""Pauses before an exercise runs again when its container could not start (seen on a loaded 2-core machine)."""
 CODEDUET_SECONDS = 600.0
 """The time budget of one exercise under codeduet's protocol when --max-seconds gives none (its attempts go on until
 a pass or the budget: without one a failing exercise would run the product's 50 attempts)."""
@@ -146,7 +148,7 @@ def run_exercise(ex: Exercise, root: Path, reply: str, model: str | None, max_se
     transcript = load_transcript(result.run_dir)
     outcome = tries(transcript.get("messages") or [])
     totals = result.totals or {}
-    too_old = newer_compiler(first_checks(transcript.get("messages") or []), versions or {}) \
+    too_old = newer_compiler(first_checks(transcript.get("messages") or []), versions or {}, ex.adapted) \
         if reply == "example" and result.status != "success" else None
     return {"protocol": protocol, "language": ex.slug, "exercise": ex.name, "status": result.status,
             "reason": result.reason,
@@ -203,7 +205,7 @@ def run_bench(console: Console, track: Path, *, languages: list[str] | None = No
     try:
         for i, ex in enumerate(todo, 1):
             for proto in protocols:
-                record = run_exercise(ex, root, reply, model, max_seconds, image, versions, proto)
+                record = run_retried(console, ex, root, reply, model, max_seconds, image, versions, proto)
                 _append(root / "results.jsonl", record)
                 _progress(console, f"[{i}/{len(todo)}]", ex, record)
                 if record.get("needs_newer_compiler"):
@@ -228,6 +230,21 @@ def run_bench(console: Console, track: Path, *, languages: list[str] | None = No
                       soft_wrap=True, highlight=False)
     console.print(f"results: {root / 'results.jsonl'}\nsummary: {out or root / 'summary.json'}", soft_wrap=True)
     return summary
+
+
+def run_retried(console: Console, ex: Exercise, *args: Any) -> dict[str, Any]:
+    """run_exercise, again after a pause when its sandbox container could not start (the daemon refusing under
+    load: "failed to create shim task", runc killed), said on the console. Any other problem of the machine, or a
+    third refusal, ends the bench."""
+    for pause in (*START_RETRIES, None):
+        try:
+            return run_exercise(ex, *args)
+        except DockerUnavailable as exc:
+            if pause is None or "could not start the sandbox container" not in str(exc):
+                raise
+            console.print(f"{ex.key}: {exc}; again in {pause:.0f} s", soft_wrap=True, highlight=False)
+            time.sleep(pause)
+    raise AssertionError("unreachable")
 
 
 def _progress(console: Console, count: str, ex: Exercise, record: dict[str, Any]) -> None:

@@ -84,18 +84,26 @@ def manifest_needs(folder: Path, versions: dict[str, str]) -> str | None:
     return None
 
 
-def newer_compiler(output: str, versions: dict[str, str]) -> str | None:
-    """Why a build failed for the compiler's age, not the code's fault, from the compiler's own error; None when
-    the output shows no such error. rustc: E0658 (an unstable feature: stable in a later release) and cargo's
-    `rust-version` refusal; Go: "requires go1.N or later" and a go.mod it refuses as too new."""
+def newer_compiler(output: str, versions: dict[str, str], adapted: list[str] | None = None) -> str | None:
+    """Why an example solution failed for the compiler's age, not the code's fault, from the compiler's own error;
+    None when the output shows no such error. rustc: E0658 (an unstable feature: stable in a later release) and
+    cargo's `rust-version` refusal; Go: "requires go1.N or later" beyond the image's Go, a go.mod it refuses as too
+    new, and a build error once the directive was lowered (`adapted`): the code needs the newer Go (a newer
+    standard library or language), so the directive could not be lowered."""
     rustc, go = versions.get("rustc", "?"), versions.get("go", "?")
+    lowered = next((m for note in adapted or [] if (m := re.search(r"lowered (\S+) -> (\S+)", note))), None)
+    build = re.search(r"^\s*(\S+?\.go:\d+):\d+: (.+)", output, re.MULTILINE)
+    if lowered and build:
+        return (f"needs go >= {lowered[1]}: the example does not build with its go.mod lowered to {lowered[2]} "
+                f"({build[2].strip()} at {build[1]})")
     if m := re.search(r"requires rustc ([\d.]+) or newer", output):
         return f"needs rustc >= {m[1]} (the image has rustc {rustc})"
     if m := re.search(r"error\[E0658\]: (.+)", output):
         return f"needs a rustc newer than {rustc}: {m[1].strip()}{_under_caret(output[m.end():])}"
     if m := re.search(r"^(?:\s*(\S+?\.go:\d+):\d+:)?\s*(.*?)\s*requires go(\d+\.\d+)[.\d]* or later", output,
                       re.MULTILINE):
-        return f"needs go >= {m[3]}: {m[2]}{f' (at {m[1]})' if m[1] else ''} (the image has go {go})"
+        if go == "?" or newer(m[3], go):
+            return f"needs go >= {m[3]}: {m[2]}{f' (at {m[1]})' if m[1] else ''} (the image has go {go})"
     if m := re.search(r"go\.mod requires go >= ([\d.]+)", output):
         return f"needs go >= {m[1]} (go.mod; the image has go {go})"
     return None
