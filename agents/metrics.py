@@ -39,8 +39,9 @@ def run_facts(t: dict[str, Any]) -> dict[str, Any]:
             "refinements": max(len(reports) - 1, 0), "initial_errors": first_errors,
             "final_errors": errors(final[-1]["outcome"]) if final else None,
             "executions": len(runs),
-            "clean_executions": sum(1 for e in runs if e.get("exit_code") == 0 and not e.get("timed_out")
-                                    and not e.get("oom_killed"))}
+            # a server stopped as servers are ran cleanly too (agents/sandbox/servers.py)
+            "clean_executions": sum(1 for e in runs if (e.get("exit_code") == 0 or e.get("server"))
+                                    and not e.get("timed_out") and not e.get("oom_killed"))}
 
 
 def batch_metrics(facts: list[dict[str, Any]]) -> dict[str, Any]:

@@ -146,3 +146,15 @@ def test_a_block_that_asks_the_server_an_earlier_block_started_is_told_it_was_st
     assert [bool(r.server) for r in outcome.results] == [True, False]  # the block after a server still ran
     assert f"the server app.py started listened on port {port}, and it was stopped when its own block ended" \
         in outcome.feedback
+
+
+def test_a_stopped_server_is_a_clean_execution_in_the_metrics_and_no_error():
+    from agents.metrics import errors, run_facts
+
+    server = {"exit_code": 143, "server": {"port": 8000}, "timed_out": False}
+    crash = {"exit_code": 1}
+    t = {"status": "failed", "messages": [{"role": "execution", "outcome": {
+        "kind": "executed", "executions": [server, crash, server], "checks": []}}]}
+    facts = run_facts(t)
+    assert (facts["executions"], facts["clean_executions"], facts["initial_errors"]) == (3, 2, 0)
+    assert errors({"executions": [server, crash]}) == 1
