@@ -315,3 +315,112 @@ def test_the_cli_runs_a_track_and_writes_the_json(track, tmp_path, language_imag
     assert data["skipped"] == [] and "skipped javascript" not in result.output
     bad = CliRunner().invoke(app, ["bench", "exercism", "--track", str(track), "--reply", "nope"])
     assert bad.exit_code == 2
+
+
+# -- today's tracks: a newer go directive lowered, an example that needs a newer compiler listed apart ---------------
+
+GO_NEW = {**GO, "go.mod": "module doubleit\n\ngo 1.26\n"}
+WAIT_GROUP_GO = ("package doubleit\n\nimport \"sync\"\n\n// Double returns twice n, from a goroutine started by "
+                 "WaitGroup.Go (Go 1.25).\nfunc Double(n int) int {\n\tvar wg sync.WaitGroup\n\tout := 0\n"
+                 "\twg.Go(func() { out = 2 * n })\n\twg.Wait()\n\treturn out\n}\n")
+LEAP = {**RUST, ".meta/example.rs": "pub fn count_vowels(text: &str) -> usize {\n    let n = text.chars()"
+        ".filter(|c| \"aeiouAEIOU\".contains(*c)).count() as u32;\n    if n.is_multiple_of(1) { n as usize } "
+        "else { 0 }\n}\n"}
+NEWER_RUST = {**RUST, "Cargo.toml": RUST["Cargo.toml"] + "rust-version = \"1.99\"\n"}
+E0658 = ("it exited with 101:\nerror[E0658]: use of unstable library feature `unsigned_is_multiple_of`\n"
+         " --> src/lib.rs:3:10\n3 |     year.is_multiple_of(4) && !year.is_multiple_of(100)\n"
+         "  |          ^^^^^^^^^^^^^^\n")
+VERSIONS = {"go": "1.24", "rustc": "1.85"}
+
+
+@pytest.fixture
+def today(tmp_path: Path) -> Path:
+    """Exercises shaped as today's exercism tracks are: go.mod at `go 1.26`, and examples that need a newer Go or
+    rustc than the image's (WaitGroup.Go, u32::is_multiple_of, a Cargo.toml rust-version)."""
+    root = tmp_path / "today"
+    _exercise(root, "go", "double-it", GO_CONFIG, dict(GO_NEW))
+    _exercise(root, "go", "double-wait", GO_CONFIG, {**GO_NEW, ".meta/example.go": WAIT_GROUP_GO})
+    _exercise(root, "rust", "count-vowels", RUST_CONFIG, dict(LEAP))
+    _exercise(root, "rust", "count-newer", RUST_CONFIG, dict(NEWER_RUST))
+    return root
+
+
+def test_a_newer_go_directive_is_lowered_to_the_image_go_and_said(today, tmp_path):
+    from agents.bench.exercism_toolchain import lower_go_mod, parse_versions
+
+    assert parse_versions("go1.24.4\nrustc 1.85.1 (4eb161250 2025-03-15)\n") == VERSIONS
+    assert lower_go_mod("module x\n\ngo 1.26\n\ntoolchain go1.26.1\n", "1.24") == (
+        "module x\n\ngo 1.24\n\n", "go.mod directive lowered 1.26 -> 1.24")
+    assert lower_go_mod("module x\n\ngo 1.18\n", "1.24") == ("module x\n\ngo 1.18\n", None)  # older: kept
+    assert lower_go_mod("module x\n\ngo 1.26\n", None)[1] is None  # no Go in the image: nothing to lower to
+    go = _one(discover(today), "go/double-it")
+    scenario = build_scenario(go, tmp_path / "s", reply_for(go, "example"), versions=VERSIONS)
+    assert scenario.files["go.mod"] == "module doubleit\n\ngo 1.24\n"
+    assert go.adapted == ["go.mod directive lowered 1.26 -> 1.24"]
+    assert build_scenario(go, tmp_path / "s2").files["go.mod"].endswith("go 1.26\n") and go.adapted == []
+
+
+def test_a_newer_compiler_is_told_apart_from_a_failure_by_the_compiler_s_own_error(today):
+    from agents.bench.exercism_toolchain import manifest_needs, newer_compiler
+
+    assert newer_compiler(E0658, VERSIONS) == ("needs a rustc newer than 1.85: use of unstable library feature "
+                                               "`unsigned_is_multiple_of` (`is_multiple_of` at src/lib.rs:3)")
+    assert newer_compiler("error: package `x v0.1.0` cannot be built because it requires rustc 1.87 or newer",
+                          VERSIONS) == "needs rustc >= 1.87 (the image has rustc 1.85)"
+    assert newer_compiler("go: go.mod requires go >= 1.26 (running go 1.24.4; GOTOOLCHAIN=local)", VERSIONS) \
+        == "needs go >= 1.26 (go.mod; the image has go 1.24)"
+    lowered = ["go.mod directive lowered 1.26 -> 1.24"]
+    build = "# doubleit\n./double_it.go:9:5: wg.Go undefined (type sync.WaitGroup has no field or method Go)\n"
+    assert newer_compiler(build, VERSIONS, lowered) == (
+        "needs go >= 1.26: the example does not build with its go.mod lowered to 1.24 (wg.Go undefined (type "
+        "sync.WaitGroup has no field or method Go) at ./double_it.go:9)")
+    assert newer_compiler(build, VERSIONS) is None  # nothing lowered: a build error is the code's own
+    within = "./x.go:5:2: for range over int requires go1.22 or later (-lang was set to go1.21; check go.mod)"
+    assert newer_compiler(within, VERSIONS) is None  # the image's Go has it: the module's own directive is wrong
+    assert newer_compiler("--- FAIL: TestDouble\n    double_it_test.go:8: Double(1) = 3, want 2", VERSIONS,
+                          lowered) is None
+    assert newer_compiler("thread 'empty' panicked at tests/count_vowels.rs:5", VERSIONS) is None
+    exercises = discover(today)
+    assert manifest_needs(_one(exercises, "rust/count-newer").path, VERSIONS) == (
+        "needs rustc >= 1.99 (Cargo.toml rust-version; the image has rustc 1.85)")
+    assert manifest_needs(_one(exercises, "rust/count-vowels").path, VERSIONS) is None
+
+
+@pytest.mark.docker
+def test_today_s_tracks_lowered_and_newer_compilers_listed_apart_under_both_protocols(today, tmp_path,
+                                                                                      language_image):
+    out = io.StringIO()
+    summary = run_bench(Console(file=out, width=220), today, reply="example", root=tmp_path / "bench",
+                        protocol="both")
+    rows = {(r["protocol"], r["exercise"]): r for r in summary["exercises"]}
+    assert sorted(rows) == [("aider", "double-it"), ("codeduet", "double-it")]  # the only one counted
+    for row in rows.values():
+        assert row["passed_1"] and row["adapted"] == ["go.mod directive lowered 1.26 -> 1.24"], row
+    too_old = {s["exercise"]: s for s in summary["newer_compiler"]}
+    assert sorted(too_old) == ["count-newer", "count-vowels", "double-wait"]
+    assert too_old["count-newer"]["found"] == "manifest"
+    assert too_old["count-vowels"]["reason"].startswith("needs a rustc newer than 1.85: use of unstable library "
+                                                        "feature `unsigned_is_multiple_of` (`is_multiple_of` at")
+    assert too_old["double-wait"]["reason"].startswith("needs go >= 1.26: the example does not build with its "
+                                                       "go.mod lowered to 1.24 (")
+    assert "wg.Go undefined" in too_old["double-wait"]["reason"], too_old["double-wait"]
+    for proto in ("aider", "codeduet"):
+        go, rust = (summary["protocols"][proto]["languages"][lang] for lang in ("go", "rust"))
+        assert (go["run"], go["passed_1"], go["rate_1"], go["newer_compiler"], go["lowered"]) == (1, 1, 100.0, 1, 1)
+        assert (rust["run"], rust["rate_1"], rust["newer_compiler"], rust["skipped"]) == (0, None, 2, 0)
+    assert summary["total"] == summary["protocols"]["aider"]["total"]
+    assert summary["meta"]["compilers"] == VERSIONS and summary["meta"]["protocols"] == ["aider", "codeduet"]
+    text = out.getvalue()
+    assert "aider's two tries" in text and "codeduet's loop" in text and "newer compiler" in text
+    assert "skipped rust/count-vowels, needs a newer compiler: needs a rustc newer than 1.85" in text
+    lines = (tmp_path / "bench" / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 4  # double-it twice, then double-wait and count-vowels once each: not run again
+
+
+@pytest.mark.docker
+def test_before_the_model_or_the_stubs_the_example_is_run_to_find_a_newer_compiler(today, tmp_path, language_image):
+    summary = run_bench(QUIET, today, languages=["rust"], reply="stub", root=tmp_path / "bench")
+    assert summary["exercises"] == [] and summary["total"]["run"] == 0
+    found = {s["exercise"]: s["found"] for s in summary["newer_compiler"]}
+    assert found == {"count-newer": "manifest", "count-vowels": "example run"}
+    assert list((tmp_path / "bench" / "example-probe" / "runs" / "aider").iterdir())  # the example's own run

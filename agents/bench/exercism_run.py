@@ -204,6 +204,11 @@ def run_bench(console: Console, track: Path, *, languages: list[str] | None = No
     records: list[dict[str, Any]] = []
     try:
         for i, ex in enumerate(todo, 1):
+            if reply != "example" and (why := example_needs(console, ex, root, image, versions)):
+                too_old.append({"language": ex.slug, "exercise": ex.name, "reason": why, "found": "example run"})
+                console.print(f"[{i}/{len(todo)}] {ex.key}: skipped, its example {why}", soft_wrap=True,
+                              highlight=False)
+                continue
             for proto in protocols:
                 record = run_retried(console, ex, root, reply, model, max_seconds, image, versions, proto)
                 _append(root / "results.jsonl", record)
@@ -245,6 +250,16 @@ def run_retried(console: Console, ex: Exercise, *args: Any) -> dict[str, Any]:
             console.print(f"{ex.key}: {exc}; again in {pause:.0f} s", soft_wrap=True, highlight=False)
             time.sleep(pause)
     raise AssertionError("unreachable")
+
+
+def example_needs(console: Console, ex: Exercise, root: Path, image: str, versions: dict[str, str]) -> str | None:
+    """Whether the exercise's example solution needs a newer compiler than the image's, found by running it (the
+    scripted model, aider's protocol, under root/example-probe/) before the model or the stubs are measured."""
+    try:
+        record = run_retried(console, ex, root / "example-probe", "example", None, None, image, versions, "aider")
+    except BadInputError:  # an example that matches no solution file: nothing to learn from it
+        return None
+    return record.get("needs_newer_compiler")
 
 
 def _progress(console: Console, count: str, ex: Exercise, record: dict[str, Any]) -> None:
