@@ -13,7 +13,7 @@ from agents.compiler_output import first_error_line, signal_name, summarize
 from agents.dropped_defs import Kept
 from agents.figures import describe
 from agents.languages import BY_TAG, LANGUAGES, language_of_path
-from agents.missing_files import missing_file_note
+from agents.missing_files import missing_file_note, unsaved_file_note
 from agents.prompts import render, resend_files
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import LOCALS_HEADER
@@ -389,6 +389,8 @@ def _report(outcome: Outcome, workspace: Path | None = None, files_task: bool = 
     if last.exit_code != 0 and (stopped := server_stopped_note(outcome)):
         files += stopped + "\n\n"  # a block asked a server an earlier block had started, and it was gone
     failed = [c for c in outcome.checks if not c.passed]
+    if unsaved := unsaved_file_note([c.detail for c in failed], last.filename, workspace):
+        files += unsaved + "\n\n"  # the check runs a file the reply's code was never saved as
     subject, resend = ("script", "the complete corrected script in one ```python block")
     if kernel:  # a live session: the blocks that worked need not run again
         subject, resend = ("code", "the corrected code in one ```python block (what earlier blocks defined is still "

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from agents.prompts import render
-from agents.workspace_view import project_files
+from agents.workspace_view import BLOCK_FILE, project_files
 
 MISSING = (
     re.compile(r"(?:FileNotFoundError|IOError|OSError): \[Errno 2\] No such file or directory: '([^']+)'"),
@@ -28,16 +28,37 @@ def missing_path(output: str) -> str | None:
     return min(found)[1] if found else None
 
 
+def relative(path: str, workspace: Path) -> str:
+    """A path the program named, relative to the workspace where it lies inside it (the sandbox's /workspace, or the
+    local executor's folder)."""
+    for root in (f"{workspace}/", "/workspace/", "./"):
+        path = path.removeprefix(root)
+    return path
+
+
 def missing_file_note(output: str, workspace: Path | None) -> str:
     """The note under a report whose program asked for a missing file: the path, and the files the working directory
     holds (or that it holds none, so the data must come from the task's own text); '' when nothing was missing."""
     path = missing_path(output)
     if path is None or workspace is None:
         return ""
-    rel = path.removeprefix("/workspace/").removeprefix("./")
+    rel = relative(path, workspace)
     if rel and (workspace / rel).exists():  # it is there now (a later block wrote it): nothing to say
         return ""
     files = sorted(name for name, _ in project_files(workspace))
     listing = "\n".join(f"- {name}" for name in files[:SHOWN]) + (f"\n- ... and {len(files) - SHOWN} more"
                                                                   if len(files) > SHOWN else "")
     return render("missing_file", path=path, listing=listing) if files else render("missing_file_none", path=path)
+
+
+def unsaved_file_note(details: list[str], ran: str | None, workspace: Path | None) -> str:
+    """The note under a report whose failed check needed a file the workspace lacks while the reply's code ran as a
+    throwaway script (block01.py): the 1.5B wrote a right Flask app without `# filename: app.py`, and the check's
+    `python3 app.py` found nothing to start. '' when that is not what happened."""
+    if workspace is None or not ran or not BLOCK_FILE.fullmatch(ran.rpartition("/")[2]):
+        return ""
+    for detail in details:
+        rel = relative(missing_path(detail) or "", workspace)
+        if rel and not rel.startswith("/") and not (workspace / rel).exists():
+            return render("unsaved_file", path=rel, ran=ran)
+    return ""

@@ -51,3 +51,16 @@ def test_a_run_that_reads_a_file_that_is_not_there_is_told_which_files_are(loop_
     assert result.status == "success", result.reason
     report = load_transcript(result.run_dir)["messages"][2]["content"]
     assert "The file `data.csv` does not exist" in report and "- sales.csv" in report
+
+
+UNSAVED = "```python\nprint('serving')\n```"
+SAVED = "```python\n# filename: app.py\nprint('serving')\n```"
+
+
+def test_a_check_that_runs_a_file_the_code_was_never_saved_as_says_how_to_save_it(loop_file, workspaces):
+    path = loop_file([UNSAVED, SAVED], checks=[{"command": "python3 app.py"}])
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    report = load_transcript(result.run_dir)["messages"][2]["content"]
+    assert "The check needs the file `app.py`, which does not exist: your code ran as a throwaway script " \
+           "(block01.py)" in report and "`# filename: app.py` as its first line" in report

@@ -7,8 +7,13 @@ from pathlib import Path
 from string import Template
 
 HERE = Path(__file__).parent
-PROMPT_VERSION = "v10"
+PROMPT_VERSION = "v11"
 """The prompts' version, recorded in every transcript.
+- v11: web tasks. A block that starts a server is reported as a server (its port, how long it took to listen, its
+  log; stopped as servers are, not an error), an `http:` or `page:` check's report names each request or step with
+  expected against actual; a program that reads a missing file is told the path and the files that are there (or
+  to use the task's text); a check that runs a file the reply's code was never saved as says how to save it; a
+  missing import names the declaration that provides the package. The system prompts are unchanged.
 - v10: a model's own run that failed with the error a failed check already reports (the same sanitizer report) is
   said in one line (run_failed_same), not shown twice; a failed check's one-line summary names the compiler's
   first error; the frames of a sanitizer report or a panic quote their source line; a project of one language
