@@ -212,6 +212,8 @@ def report(found: dict[str, Any], page: PageOptions) -> str:
                      (f"; {after} after it not run)" if after else ")"))
     if found.get("load_note"):
         lines.append(str(found["load_note"]))
+    if found.get("failed"):  # what the steps before the failed one did to the page
+        lines += [str(note) for note in found.get("notes") or []]
     errors = [str(e) for e in found.get("errors") or []]
     if errors and (lines or not found.get("passed")):
         lines.append("the page's errors (uncaught exceptions, console errors, failed loads) and dialogs:")

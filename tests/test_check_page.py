@@ -117,6 +117,24 @@ def test_an_alert_is_accepted_and_named_in_the_report(tmp_path):
         '- alert("Name is required"): a dialog, accepted by the check (the steps read the page\'s own text)')
 
 
+def test_a_form_whose_submit_reloads_the_page_is_said_so(tmp_path):
+    form = ("<form id='f'><input id='name' name='name'><button id='go'>Sign up</button></form><p id='msg'></p>"
+            "<script>document.getElementById('f').addEventListener('submit', () => "
+            "{ document.getElementById('msg').textContent = 'Thanks'; });</script>")
+    result = run(tmp_path, {"open": "index.html", "steps": [
+        {"type": {"selector": "#name", "text": "ann"}}, {"click": "#go"},
+        {"text": {"selector": "#msg", "equals": "Thanks"}}]}, {"index.html": form})
+    assert result.detail.splitlines() == [
+        'step 3 text of "#msg": expected "Thanks", got "" (2 steps before it passed)',
+        'step 2 (click "#go") loaded another page, index.html?name=ann: a form\'s submit does so unless its handler '
+        "calls event.preventDefault()"]
+    fixed = run(tmp_path, {"open": "index.html", "steps": [
+        {"type": {"selector": "#name", "text": "ann"}}, {"click": "#go"},
+        {"text": {"selector": "#msg", "equals": "Thanks"}}]},
+        {"index.html": form.replace("() => {", "(event) => { event.preventDefault();")})
+    assert fixed.passed, fixed.detail
+
+
 def test_a_page_that_does_not_exist_names_the_files_there(tmp_path):
     result = run(tmp_path, {"open": "app.html", "steps": [{"exists": "h1"}]})
     assert not result.passed and result.figures == []

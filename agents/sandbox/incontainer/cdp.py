@@ -49,6 +49,7 @@ class Browser:
         for fd in high:
             os.close(fd)
         self._buffer, self._next, self.events = b"", 0, []
+        self.main_frame = None  # the page's target id, which is its main frame's id too
 
     def call(self, method, params=None, session=None, timeout=10.0):
         """Send one command and wait for its reply (events that arrive meanwhile are kept in `events`)."""
@@ -102,11 +103,10 @@ class Browser:
         raw, self._buffer = self._buffer.split(b"\0", 1)
         return json.loads(raw)
 
-    def wait_event(self, name, deadline):
-        """Until the event `name` arrives (True) or the deadline passes (False)."""
+    def wait_event(self, name, deadline, since=0):
+        """Until an event `name` is among the events from index `since` on (True), or the deadline passes (False)."""
         while True:
-            if any(e.get("method") == name for e in self.events):
-                self.events = [e for e in self.events if e.get("method") != name]
+            if any(e.get("method") == name for e in self.events[since:]):
                 return True
             message = self.receive(deadline)
             if message is None:

@@ -129,8 +129,36 @@ def page_errors(events):
     return [line[:300] for line in out[:10]]
 
 
+NAVIGATING = ("Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameNavigated")
+
+
+def settle(browser, session, start):
+    """Let the page render after a click or typing (whose events start at index `start`); when that loaded another
+    page, wait for its load and return where it went (else None)."""
+    for _ in range(2):
+        try:
+            browser.call("Runtime.evaluate", {"expression": SETTLE, "awaitPromise": True}, session)
+        except PageBusy:
+            raise
+        except BrowserError:  # the page went away under the evaluation: a navigation
+            pass
+        browser.drain(time.monotonic() + 0.1)
+        went = [(e["params"].get("frame") or e["params"]).get("url", "") for e in browser.events[start:]
+                if e.get("method") in NAVIGATING and e.get("sessionId") == session
+                and not (e["params"].get("frame") or {}).get("parentId")
+                and e["params"].get("frameId", browser.main_frame) == browser.main_frame]
+        if not went:
+            return None
+        if browser.wait_event("Page.loadEventFired", time.monotonic() + 10, since=start):
+            break
+    parts = urllib.parse.urlsplit(went[-1])
+    where = os.path.basename(parts.path) if parts.scheme == "file" else parts.path
+    return where + ("?" + parts.query if parts.query else "")
+
+
 def run_steps(browser, session, steps):
-    """Run the steps in order until one fails: (steps passed, the failed step's message or None)."""
+    """Run the steps in order until one fails: (steps passed, the failed step's message or None, notes)."""
+    notes = []
     def evaluate(template, selector):
         result = browser.call("Runtime.evaluate", {"expression": template % json.dumps(selector),
                                                    "returnByValue": True, "awaitPromise": True}, session)
@@ -148,11 +176,13 @@ def run_steps(browser, session, steps):
             try:
                 found = evaluate(FIND, selector)
             except ValueError as exc:
-                return n - 1, "step %d: the selector %s is not valid CSS (%s)" % (n, json.dumps(selector), exc)
+                return n - 1, "step %d: the selector %s is not valid CSS (%s)" % (
+                    n, json.dumps(selector), exc), notes
             problem = judge(kind, arg, selector, found)
             if problem is None or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
+        start = len(browser.events)
         if problem is None and kind == "click":
             evaluate(CLICK, selector)
         elif problem is None and kind == "type":
@@ -166,10 +196,13 @@ def run_steps(browser, session, steps):
                 problem = "typed %s into %s, but its value is %s" % (
                     json.dumps(arg["text"]), json.dumps(selector), json.dumps(value))
         if problem is not None:
-            return n - 1, "step %d %s" % (n, problem)
+            return n - 1, "step %d %s" % (n, problem), notes
         if kind in ("click", "type"):
-            browser.call("Runtime.evaluate", {"expression": SETTLE, "awaitPromise": True}, session)
-    return len(steps), None
+            went = settle(browser, session, start)
+            if went is not None:
+                notes.append("step %d (%s %s) loaded another page, %s: a form's submit does so unless its handler "
+                             "calls event.preventDefault()" % (n, kind, json.dumps(selector), went))
+    return len(steps), None, notes
 
 
 def judge(kind, arg, selector, found):
@@ -254,7 +287,7 @@ def check(spec, scratch):
 def drive(browser, spec, url):
     """Open the page, run the steps, take the screenshot."""
     out = {}
-    target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+    target = browser.main_frame = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     for domain in ("Page", "Runtime", "Log"):
         browser.call(domain + ".enable", {}, session)
@@ -262,14 +295,15 @@ def drive(browser, spec, url):
     browser.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1,
                                                         "mobile": False}, session)
     browser.call("Emulation.setFocusEmulationEnabled", {"enabled": True}, session)
+    start = len(browser.events)
     navigated = browser.call("Page.navigate", {"url": url}, session)
     if navigated.get("errorText"):
         out["problem"] = "the page %s could not be loaded: %s" % (spec["open"], navigated["errorText"])
-    elif not browser.wait_event("Page.loadEventFired", time.monotonic() + spec.get("load_timeout", 10)):
+    elif not browser.wait_event("Page.loadEventFired", time.monotonic() + spec.get("load_timeout", 10), start):
         out["load_note"] = "the page's load event did not come within %g s" % spec.get("load_timeout", 10)
     if "problem" not in out:
         browser.call("Runtime.evaluate", {"expression": SETTLE, "awaitPromise": True}, session)
-        out["steps_passed"], failed = run_steps(browser, session, spec["steps"])
+        out["steps_passed"], failed, out["notes"] = run_steps(browser, session, spec["steps"])
         out["passed"] = failed is None
         if failed:
             out["failed"] = failed
