@@ -23,8 +23,8 @@ from agents.sandbox.incontainer.page_check import MARKER
 from agents.sandbox.safe_write import write_new_file
 from agents.schema import Kinds, Strict
 
-DRIVER = [Path(incontainer.__file__).with_name(name) for name in ("cdp.py", "page_check.py")]
-"""The sandbox side: the DevTools client, then the script that is run."""
+DRIVER = [Path(incontainer.__file__).with_name(name) for name in ("cdp.py", "page_steps.py", "page_check.py")]
+"""The sandbox side: the DevTools client, the steps, then the script that is run."""
 SCREENSHOT = "figures/page-{n}-{k}.png"
 """Where the n-th page check of a scenario saves its screenshot in the workspace the k-th time it runs there (once
 per reply): each reply's screenshot is kept, so each turn of a run shows its own page."""
