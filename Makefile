@@ -13,7 +13,7 @@ PYTEST_ARGS ?=
 # chromium and its WebDriver (the HTML export and the web UI are checked in a real browser), pytest, Ray, and
 # llama.cpp's OpenAI-compatible server (a scenario runs against it).
 DEBS   ?= mmdebstrap chromium chromium-driver
-EXTRAS ?= local,test,ray,ui,server
+EXTRAS ?= local,test,ray,ui,server,export
 demo: DEBS := mmdebstrap
 demo: EXTRAS := local,ui
 

