@@ -75,8 +75,9 @@ class ServerWatch:
         if self.server is None and (force or now - self.polled >= 0.1):
             self.polled = now
             new = {inode: port for inode, port in listening().items() if inode not in self.known}
-            if new and self.sid is not None:
+            if new and self.sid is not None:  # another process's listener is known from now on: looked at once
                 held = session_sockets(self.sid)
+                self.known |= set(new) - held
                 new = {inode: port for inode, port in new.items() if inode in held}
             if new:
                 self.server = {"port": min(new.values()), "listen_s": round(now - self.started, 2),
