@@ -21,6 +21,11 @@ from agents.scenario import Scenario
 from agents.usage_exit import is_usage_exit
 from agents.workspace_view import changes, hidden, redefined_modules, snapshot
 
+MARKUP = {"html": "<!-- filename: index.html -->", "css": "/* filename: style.css */", "jsx": "// filename: App.jsx",
+          "svg": "<!-- filename: image.svg -->"}
+"""Block tags of a page's files, which are saved under the name their first line gives and never run: how that line
+is written."""
+
 
 def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: Display | None = None,
               budget: TimeBudget | None = None,
@@ -37,6 +42,10 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
     # Python, shell and the sandbox's languages to run, and files to save (`# filename:`)
     runnable = [b for b in blocks if b.runs_in(languages) or b.filename is not None]
     not_run = [b.language for b in blocks if b not in runnable and not b.shown_only]  # said, never dropped silently
+    markup = next((lang for lang in not_run if lang in MARKUP), None)
+    if not runnable and markup:  # a page's files are saved, never run: they need their name
+        return Outcome("unsupported", not_run=not_run, feedback=render("unsaved_markup", language=markup,
+                                                                      example=MARKUP[markup]))
     if not runnable:
         return Outcome("unsupported", not_run=not_run, feedback=render(
             "unsupported", language=(not_run or [blocks[0].language])[0], runs=runs_here(languages),

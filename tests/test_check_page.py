@@ -212,3 +212,17 @@ def test_a_page_check_in_a_sandbox_without_a_browser_is_one_line_at_load(tmp_pat
             load_scenario(path)
         assert str(caught.value) == (f"{path}:4: checks: a page check needs a browser in the sandbox: add `preset: "
                                      "frontend` (or web) to sandbox:")
+
+
+def test_a_page_sent_without_its_file_name_is_asked_for_with_it(tmp_path):
+    from agents.run_reply import run_reply
+    from agents.scenario import Scenario
+
+    scenario = Scenario.model_validate({"name": "s", "task": "t", "sandbox": {"kind": "local"}})
+    outcome = run_reply("```html\n<h1>Fruit</h1>\n```", scenario, LocalExecutor(scenario.sandbox, tmp_path))
+    assert outcome.kind == "unsupported" and outcome.feedback == (
+        "Nothing was saved: your reply had a ```html block without a file name, and a page is a file the checks open. "
+        "Send the whole file in its own ```html block whose first line names it: `<!-- filename: index.html -->`.")
+    saved = run_reply("```html\n<!-- filename: index.html -->\n<h1>Fruit</h1>\n```", scenario,
+                      LocalExecutor(scenario.sandbox, tmp_path))
+    assert saved.kind == "executed" and (tmp_path / "index.html").read_text() == "<h1>Fruit</h1>\n"
