@@ -49,6 +49,10 @@ class TranscriptError(BadInputError):
     """A transcript cannot be read back."""
 
 
+class WorkDirTooLarge(BadInputError):
+    """The folder given to SandboxCodeExecutor does not fit in the sandbox's /workspace, where it is copied."""
+
+
 class EnvironmentProblem(CodeduetError):
     """Something on the machine is missing: Docker daemon, image, model, API key; exit 3."""
 

@@ -94,9 +94,11 @@ block01.go beside the project's wrap.go broke `go test` (redeclared), and Go ski
 
 
 def block_name(language: str, number: int) -> str:
-    """The throwaway file a block without `// filename:` is saved as: block03.c, .codeduet_blocks/block04.go."""
+    """The throwaway file a block without `// filename:` is saved as: block03.c, .codeduet_blocks/block04.go; a
+    block of another tag only saved (the AG2 executor's html) as block05.html."""
     lang = LANGUAGES.get(language)
-    suffix = lang.suffix if lang else ".py" if language == "python" else ".sh"
+    suffix = lang.suffix if lang else ".py" if language == "python" else ".sh" if language in ("sh", "bash") \
+        else f".{language}"
     return f"{BLOCKS_DIR + '/' if language == 'go' else ''}block{number:02d}{suffix}"
 
 

@@ -21,7 +21,7 @@ from agents.protocols import ExecResult
 from agents.run_folder import container_name
 from agents.sandbox.archive import CopyReport, WorkspaceSync
 from agents.sandbox.config import SandboxConfig
-from agents.sandbox.filenames import command_for, not_in_sandbox, place_block, ran_as
+from agents.sandbox.filenames import command_for, not_in_sandbox, place_block, ran_as, saved_only
 from agents.sandbox.image import docker_client, ensure_image, image_status, resolve_image
 from agents.sandbox.kernel import KERNEL_PIDS, KILL_BUT_KERNEL, in_kernel, kernel_argv, kernel_history
 from agents.sandbox.lost import between_blocks, check_count, lost_state, remove_lost, under_block
@@ -275,18 +275,22 @@ class DockerExecutor:
                 **self.cfg.model_dump(exclude={"kind", "image"})}
 
     # -- execution ---------------------------------------------------------------------------
-    def execute(self, code: str, language: str = "python", run: bool = True) -> ExecResult:
+    def execute(self, code: str, language: str = "python", run: bool = True, *, bare: bool = False,
+                save_only: bool = False) -> ExecResult:
         """Write the block to the host workspace (put into the container before it runs) and run it with python3, sh
         or bash (`language`); a block whose first line is `# filename: path` is saved at that path, and run only when
         it is a .py file (or a shell block's .sh file). A shell block's `pip install` gets a line on the missing
-        network (agents/sandbox/offline.py)."""
-        missing = not_in_sandbox(code, language, self.cfg.languages)
+        network (agents/sandbox/offline.py). `bare`: AG2's bare `# test.py` first line names the file too;
+        `save_only`: the block is saved where it would run from, and not run (AG2's execution_policies)."""
+        missing = None if save_only else not_in_sandbox(code, language, self.cfg.languages, bare)
         if missing is not None:
             return missing
         placed = place_block(self.workspace, code, language, self.cfg.disk_bytes, self.cfg.disk, self._next_name,
-                             self.links_on, self.cfg.languages if run else ())
+                             self.links_on, self.cfg.languages if run and not save_only else (), bare)
         if isinstance(placed, ExecResult):  # a file only saved, or refused
             return placed
+        if save_only:
+            return saved_only(self.workspace, placed[0], placed[1])
         filename, language, note = placed
         # if the code filled the workspace: the run goes on from the block's text (a compiled block cannot)
         self._fallback = [*RUNNERS[language], "-c", code] if language in RUNNERS else None

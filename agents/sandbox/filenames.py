@@ -3,8 +3,10 @@ Python, or a shell script of a shell block (autogen/coding/utils.py `_get_file_n
 
 One deliberate difference: AG2 matches `# (filename:)?(.+?)`, so any first-line comment (`# compute the sum`)
 becomes a file name. Here only the explicit `filename:` form counts, in `#`, `//`, `/* */` and `<!-- -->`
-comments. Paths are refused, with one line and nothing written, when they are absolute, hold `..`, go through a
-symlink, point into the checks folder or are larger than the workspace.
+comments (and `// main.go` over a source file); the AG2 executor also takes AG2's bare form when the comment is a
+lone file name (`# test.py`, `/* style.css */`: `bare`). Paths are refused, with one line and nothing written,
+when they are absolute, hold `..`, go through a symlink, point into the checks folder or are larger than the
+workspace.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
-from agents.languages import LANGUAGES, in_cargo_project, language_of_path, not_a_program, resent_file
+from agents.languages import BY_SUFFIX, LANGUAGES, in_cargo_project, language_of_path, not_a_program, resent_file
 from agents.languages import run_argv as language_argv
 from agents.protocols import ExecResult
 from agents.sandbox.error_locals import python_argv
@@ -54,11 +56,14 @@ REPORT_NOTE = re.compile(r"\s*\(\s*[\d.,]+\s*(?:lines?|bytes?|B|KiB|MiB|GiB|TiB|
 """A size or line count as codeduet's previews and reports print it after a path (`(11 lines)`, `(308 B)`)."""
 
 
-def declared_filename(code: str) -> str | None:
+def declared_filename(code: str, bare: bool = False) -> str | None:
     """The path a block's first line names with an explicit `filename:` comment ('' when it names none), else None.
     A size or line count copied from our previews (`# filename: pkg/cart.py (11 lines)`) and a trailing colon are
-    not part of it."""
+    not part of it. `bare`: also AG2's form without `filename:` when the comment is a lone file name (BARE_NAMES)."""
     first = code.lstrip("\n").split("\n", 1)[0].strip()
+    lone = next((m for m in (p.match(first) for p in BARE_NAMES) if m), None) if bare else None
+    if lone and PurePosixPath(lone.group(1)).suffix.lower() in BARE_SUFFIXES | set(BY_SUFFIX):
+        return lone.group(1)
     for pattern in PATTERNS:
         match = pattern.match(first)
         if match:
@@ -72,6 +77,14 @@ BARE_SOURCE = re.compile(r"^//\s*([\w][\w./-]*\.\w+)\s*$")
 """A `// src/lib.rs` first line without `filename:`, as models write it over a C, C++, Go, Rust or JavaScript file
 (AG2 takes any first-line comment as the name): only a lone path with one of those languages' suffixes counts, so
 a comment such as `// compute the sum` stays a comment, and Python's `# x` rule is unchanged."""
+LONE = r"([\w][\w./-]*\.\w+)"
+BARE_NAMES = [re.compile(rf"^<!--\s*{LONE}\s*-->$"), re.compile(rf"^/\*\s*{LONE}\s*\*/$"),
+              re.compile(rf"^(?:#|//)\s*{LONE}$")]
+"""AG2's first-line forms without `filename:` (`# test.py`, `// test.js`, `/* test.css */`, `<!-- test.html -->`),
+taken by the AG2 executor only (`declared_filename(bare=True)`), and only for a lone path whose suffix is a code or
+text file's (BARE_SUFFIXES, the languages' own): `# compute the sum` and `# v1.0` stay comments."""
+BARE_SUFFIXES = {".py", ".sh", ".bash", ".html", ".htm", ".css", ".json", ".txt", ".csv", ".md", ".yaml", ".yml",
+                 ".toml", ".xml", ".sql", ".ini", ".cfg"}
 
 
 @dataclass
@@ -129,10 +142,11 @@ def through_link(workspace: Path, path: str, sandbox_links: Iterable[str] = ()) 
 
 
 def file_block(code: str, workspace: Path, size_limit: int, size_label: str,
-               sandbox_links: Callable[[str], Iterable[str]] | None = None) -> FileBlock | None:
+               sandbox_links: Callable[[str], Iterable[str]] | None = None, bare: bool = False) -> FileBlock | None:
     """The file a block saves (None: an ordinary block, run as blockNN.py); UnsafeFilename when it may not.
-    `sandbox_links(path)`: the components of path that are symlinks where the code runs, if not in `workspace`."""
-    raw = declared_filename(code)
+    `sandbox_links(path)`: the components of path that are symlinks where the code runs, if not in `workspace`;
+    `bare`: AG2's bare `# test.py` form names a file too (declared_filename)."""
+    raw = declared_filename(code, bare)
     if raw is None:
         return None
     path = clean_path(raw)
@@ -187,6 +201,11 @@ def saved_result(block: FileBlock, language: str) -> ExecResult:
                       filename=block.path, language=language, saved_only=True)
 
 
+def saved_only(workspace: Path, path: str, language: str) -> ExecResult:
+    """The report of a placed file kept without running it (AG2's `execution_policies`: this language is saved)."""
+    return saved_result(FileBlock(path, (workspace / path).read_text(encoding="utf-8")), language)
+
+
 def refused_result(reason: str, language: str) -> ExecResult:
     """The report of a refused `# filename:` block: exit code 1 (as AG2 reports a path outside its work dir),
     nothing written, nothing run."""
@@ -197,15 +216,16 @@ def refused_result(reason: str, language: str) -> ExecResult:
 def place_block(workspace: Path, code: str, language: str, size_limit: int, size_label: str,
                 next_name: Callable[[str], str],
                 sandbox_links: Callable[[str], Iterable[str]] | None = None,
-                languages: tuple[str, ...] | list[str] = ()) -> ExecResult | tuple[str, str, str]:
+                languages: tuple[str, ...] | list[str] = (), bare: bool = False) -> ExecResult | tuple[str, str, str]:
     """Write a block where it goes, never through a link: the path its `# filename:` line names, else the next
     throwaway name. Returns (file to run, language, a note for its output), or the finished report of a file only
     saved or refused. `language`: python, sh, bash or one of the sandbox's `languages` (how the block runs), or any
     other tag of a block only saved. A saved source file of one of `languages` is also built and run when it is a
-    whole program (it has a main), unless cargo builds it (a Cargo.toml above it)."""
+    whole program (it has a main), unless cargo builds it (a Cargo.toml above it). `bare`: AG2's bare `# test.py`
+    form names a file too (declared_filename)."""
     note = ""
     try:
-        block = file_block(code, workspace, size_limit, size_label, sandbox_links)
+        block = file_block(code, workspace, size_limit, size_label, sandbox_links, bare)
     except UnsafeFilename as exc:
         return refused_result(str(exc), language)
     except ScriptNamedAsData as exc:
@@ -296,10 +316,10 @@ def command_for(python: str, language: str, workspace: Path, filename: str,
     return [language, filename], ""
 
 
-def not_in_sandbox(code: str, language: str, languages: list[str]) -> ExecResult | None:
+def not_in_sandbox(code: str, language: str, languages: list[str], bare: bool = False) -> ExecResult | None:
     """The report of a block to run whose language this sandbox lacks (nothing ran), else None; a block that names
-    its file is saved in any sandbox."""
-    if language not in LANGUAGES or language in languages or declared_filename(code) is not None:
+    its file (`bare`: in AG2's bare form too) is saved in any sandbox."""
+    if language not in LANGUAGES or language in languages or declared_filename(code, bare) is not None:
         return None
     return ExecResult(exit_code=1, language=language, duration_s=0.0, output=(
         f"[codeduet: not run: this sandbox has no {LANGUAGES[language].title} toolchain; a scenario that needs it "
