@@ -57,6 +57,10 @@ def test_an_inspect_log_of_a_batch_reads_back_with_inspect_ais_reader(batch, wor
     assert repaired.messages[6].text == "exit code 0\n42" and repaired.output.completion.endswith("```")
     assert "scripted/scripted" in repaired.model_usage and repaired.total_time > 0 and repaired.started_at
     assert log.stats.model_usage and log.stats.started_at <= log.stats.completed_at
+    kinds = [e.event for e in repaired.events]  # the viewer's Transcript tab: a model call per reply, a tool per block
+    assert kinds == ["model", "tool", "model", "tool"], kinds
+    assert [m.role for m in repaired.events[2].input] == roles[:5] and repaired.events[3].result == "exit code 0\n42"
+    assert repaired.events[0].timestamp <= repaired.events[1].timestamp <= repaired.events[2].timestamp
 
 
 def test_chat_jsonl_of_the_successful_runs_loads_with_json(batch, workspaces, tmp_path):
@@ -146,3 +150,22 @@ def test_bad_choices_are_one_line(batch, workspaces, tmp_path, args, says):
 def test_a_folder_without_runs_is_one_line(tmp_path):
     proc = run_cli("export", str(tmp_path), "--format", "chat", "-o", str(tmp_path / "x.jsonl"))
     assert proc.returncode == 2 and "no saved run in this folder" in proc.stderr, proc.stderr
+
+
+def test_a_run_recovered_from_its_events_exports_and_no_environment_is_written(batch, workspaces, tmp_path):
+    """A run whose transcript.json is gone (kill -9) is read from events.jsonl (a warning on stderr); a key in the
+    environment of the export is in none of the files it writes."""
+    (batch["repaired"] / "transcript.json").unlink()
+    secret = "sk-export-test-0123456789"
+    out = tmp_path / "chat.jsonl"
+    proc = run_cli("export", str(batch["repaired"]), "--format", "chat", "-o", str(out),
+                   env={"OPENAI_API_KEY": secret, "CODEDUET_API_KEY": secret})
+    assert proc.returncode == 0 and "recovered" in proc.stderr, proc.stderr
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [m["role"] for m in record["messages"]] == ["system", "user", "assistant", "user", "assistant"]
+    log = tmp_path / "r.eval"
+    assert run_cli("export", str(batch["repaired"]), "--format", "inspect", "-o", str(log),
+                   env={"OPENAI_API_KEY": secret}).returncode == 0
+    from inspect_ai.log import read_eval_log
+
+    assert secret not in out.read_text() and secret not in read_eval_log(str(log)).model_dump_json()

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from agents.export.inspect_events import events
 from agents.export.runs import attempt_messages, attempts_of, dropped, facts, last_checks, model_name, system_text
 
 TOOL = "sandbox_exec"
@@ -64,7 +65,7 @@ def conversation(t: dict[str, Any], attempt: int) -> list[Any]:
         out.append(ChatMessageSystem(content=system, metadata={"attempt": attempt}))
     messages = attempt_messages(t, attempt)
     for i, m in enumerate(messages):
-        meta = {k: m[k] for k in ("index", "attempt", "turn", "sender", "role", "time", "usage")
+        meta = {k: m[k] for k in ("index", "attempt", "turn", "sender", "role", "time", "usage", "sampling")
                 if m.get(k) is not None}
         content = str(m.get("content") or "")
         if m.get("role") in ("assistant", "planner", "qa"):
@@ -88,8 +89,9 @@ def conversation(t: dict[str, Any], attempt: int) -> list[Any]:
                                             source="generate", metadata=meta))
             for call, e in zip(calls, runs):
                 out.append(ChatMessageTool(content=tool_result(e), tool_call_id=call.id, function=TOOL,
-                                           error=_tool_error(e), metadata={"attempt": attempt, "exit_code": e.get(
-                                               "exit_code"), "duration_s": e.get("duration_s")}))
+                                           error=_tool_error(e), metadata={
+                                               "attempt": attempt, "exit_code": e.get("exit_code"),
+                                               "duration_s": e.get("duration_s"), "time": report.get("time")}))
         else:
             outcome = m.get("outcome") or {}
             if outcome:
@@ -143,13 +145,18 @@ def sample(t: dict[str, Any]) -> Any:
     totals = t.get("totals") or {}
     working = round(sum((m.get("usage") or {}).get("seconds") or 0 for m in t.get("messages") or [])
                     + (totals.get("execution_seconds") or 0), 3)
-    return EvalSample(
+    done = EvalSample(
         id=str(t.get("run_id")), epoch=1, input=[ChatMessageUser(content=str(scenario.get("task") or ""))],
         target=[check_text(c) for c in scenario.get("checks") or []],
         messages=messages, output=ModelOutput.from_content(model_name(t), replies[-1].text if replies else ""),
         scores=scores(t), metadata={**facts(t), "dropped": dropped(t, all_attempts=True)},
         model_usage={model_name(t): usage(t)}, started_at=_time(t, "started_at"),
-        completed_at=_time(t, "ended_at"), total_time=_seconds(t), working_time=working)
+        completed_at=_time(t, "ended_at"), total_time=_seconds(t), working_time=working, events=events(t, messages))
+    try:  # what Inspect does before writing: a text that several events repeat is stored once, as an attachment
+        from inspect_ai.log._condense import condense_sample
+    except ImportError:
+        return done
+    return condense_sample(done)
 
 
 def eval_log(runs: list[dict[str, Any]], source: str) -> Any:
