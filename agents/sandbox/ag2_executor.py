@@ -1,9 +1,9 @@
 """Our hardened sandbox as an AG2 `CodeExecutor`, for any AG2 agent:
 `UserProxyAgent("proxy", code_execution_config={"executor": SandboxCodeExecutor()})`.
 
-Built on the public API of DockerExecutor (container, warm runner, limits, bounded output, labels). Deliberate
-differences from AG2's DockerCommandLineCodeExecutor are listed in the README ("Use the sandbox in your own
-AG2 agents").
+Built on the public API of DockerExecutor (container, warm runner, limits, bounded output, labels, and how our own
+loop runs a block of each language). Deliberate differences from AG2's DockerCommandLineCodeExecutor are listed in
+docs/SANDBOX.md ("The sandbox in your own AG2 agents"); AG2's own executor tests, case by case, in docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
