@@ -155,3 +155,13 @@ def test_stop_and_interpreter_exit_remove_the_container(sandbox_image: str, tmp_
     assert done.returncode == 0 and value == "42"
     left = docker.from_env().containers.list(all=True, filters={"label": f"{LABEL}={run_id}"}, ignore_removed=True)
     assert left == [] and not Path(folder).exists()
+
+
+def test_a_c_block_runs_as_a_process_between_two_kernel_blocks(tmp_path: Path) -> None:
+    from tests.helpers import toolchains_image
+
+    with SandboxKernelExecutor(image=toolchains_image(), languages=["c"], work_dir=tmp_path / "work") as executor:
+        proxy = UserProxyAgent("proxy", human_input_mode="NEVER", code_execution_config={"executor": executor})
+        reply = ask(proxy, "```python\nx = 41\n```\n```c\n#include <stdio.h>\nint main(void) { puts(\"from C\"); }\n```"
+                           "\n```python\nx + 1\n```")
+    assert reply == "exitcode: 0 (execution succeeded)\nCode output: from C\n42\n"
