@@ -1,8 +1,9 @@
 """Backend services through `codeduet run` in the real Docker sandbox of the backend preset (scripted model): the
-Flask, FastAPI and express scenarios debug to success against their `http:` check, the first, wrong reply's report
-naming each failed request with expected against actual and the server's log; a server block is reported as a
-server (its port, how long it took to listen), never as "remove infinite loops"; a reply that writes no server and
-a server that never listens on the port are reported by their own output."""
+Flask, FastAPI, express and Go net/http scenarios debug to success against their `http:` check, the first, wrong
+reply's report naming each failed request with expected against actual and the server's log; a server block is
+reported as a server (its port, how long it took to listen), never as "remove infinite loops"; a reply that writes
+no server and a server that never listens on the port are reported by their own output; a test client (Flask's,
+under pytest) works through the `command:` check."""
 
 from __future__ import annotations
 
@@ -53,6 +54,7 @@ def reports(transcript: dict) -> list[dict]:
     ("fastapi_scripted", 8000, "POST /todos (request 2): expected status 422, got 200"),
     ("express_scripted", 3000, "POST /notes (request 2): expected status 201, got 500; body: Error TypeError: "
                                "Cannot read properties of undefined (reading 'text')"),
+    ("go_http_scripted", 8080, "GET /counters/other: expected status 404, got 200; body: {\"name\":\"other\""),
 ])
 def test_each_backend_scenario_debugs_to_success_against_its_http_check(name, port, first_failure, backend_sandbox,
                                                                          tmp_path):
@@ -60,7 +62,9 @@ def test_each_backend_scenario_debugs_to_success_against_its_http_check(name, po
     assert code == 0 and t["status"] == "success", t["reason"]
     wrong, right = reports(t)
     [check] = wrong["outcome"]["checks"]
-    assert not check["passed"] and first_failure in check["detail"] and "server log (last lines):" in check["detail"]
+    assert not check["passed"] and first_failure in check["detail"]
+    log = "the server printed nothing" if name == "go_http_scripted" else "server log (last lines):"
+    assert log in check["detail"]
     assert check["tests"] > check["tests_passed"] >= 0  # requests passed and sent rank the replies
     assert first_failure in wrong["content"] and "remove infinite loops" not in wrong["content"]
     [check] = right["outcome"]["checks"]
@@ -128,3 +132,31 @@ def test_a_stdlib_server_block_in_a_conversation_is_a_server_not_a_time_out(sand
     block = report["outcome"]["executions"][0]
     assert block["server"]["port"] == 8000 and not block["timed_out"] and block["duration_s"] < 10
     assert "listening on 8000" in report["content"] and "remove infinite loops" not in report["content"]
+
+
+FLASK_TEST = """from app import app
+
+
+def test_health():
+    client = app.test_client()
+    assert client.get("/health").get_json() == {"status": "ok"}
+
+
+def test_add_then_list():
+    client = app.test_client()
+    assert client.post("/items", json={"name": "fig"}).status_code == 201
+    assert client.get("/items").get_json()[-1] == {"name": "fig"}
+"""
+
+
+def test_a_test_client_check_works_through_the_command_check(backend_sandbox, tmp_path):
+    """Flask's test client under pytest, as hidden tests of a `command:` check (no server, no port)."""
+    reference = (SCENARIOS / "reference" / "flask_health_items.md").read_text(encoding="utf-8")
+    (tmp_path / "hidden").mkdir()
+    (tmp_path / "hidden" / "test_app.py").write_text(FLASK_TEST, encoding="utf-8")
+    checks = [{"command": "python3 -m pytest -q -p no:cacheprovider test_app.py", "files": {"test_app.py":
+                                                                                          "hidden/test_app.py"}}]
+    code, t = run(scripted(tmp_path, "flask_health_items", [reference], checks=checks), tmp_path / "ws")
+    assert code == 0 and t["status"] == "success", t["reason"]
+    [check] = reports(t)[0]["outcome"]["checks"]
+    assert check["passed"] and (check["tests_passed"], check["tests"]) == (2, 2)
