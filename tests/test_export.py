@@ -11,7 +11,7 @@ import pytest
 
 from agents.conversation import RunOptions, run_scenario
 from agents.scenario import load_scenario
-from tests.conftest import py
+from tests.conftest import ROOT, py
 from tests.helpers import run_cli
 
 CHECK = {"checks": [{"stdout_contains": "42"}]}
@@ -169,3 +169,28 @@ def test_a_run_recovered_from_its_events_exports_and_no_environment_is_written(b
     from inspect_ai.log import read_eval_log
 
     assert secret not in out.read_text() and secret not in read_eval_log(str(log)).model_dump_json()
+
+
+def test_a_block_in_a_language_the_sandbox_lacks_is_no_tool_call():
+    from agents.export.inspect_log import ran_blocks
+
+    reply = {"code_blocks": [{"language": "ruby", "code": "puts 1"}, {"language": "python", "code": "print(1)"}]}
+    assert ran_blocks(reply, {"outcome": {"not_run": ["ruby"]}}) == [reply["code_blocks"][1]]
+    assert ran_blocks(reply, {}) == reply["code_blocks"]
+
+
+@pytest.mark.docker
+def test_a_c_run_in_the_docker_sandbox_is_a_c_tool_call_per_turn(workspaces, tmp_path):
+    """scenarios/c_scripted.yaml in the real sandbox: AddressSanitizer's report, then the fix, as two sandbox_exec
+    calls with their C code and outputs."""
+    from inspect_ai.log import read_eval_log
+
+    run_dir = run_scenario(load_scenario(ROOT / "scenarios" / "c_scripted.yaml"), RunOptions()).run_dir
+    out = tmp_path / "c.eval"
+    assert run_cli("export", str(run_dir), "--format", "inspect", "-o", str(out)).returncode == 0
+    (sample,) = read_eval_log(str(out)).samples
+    calls = [c for m in sample.messages if m.role == "assistant" for c in m.tool_calls or []]
+    assert [c.arguments["language"] for c in calls] == ["c", "c"] and "squares[i]" in calls[0].arguments["code"]
+    outputs = [m.text for m in sample.messages if m.role == "tool"]
+    assert "AddressSanitizer" in outputs[0] and outputs[1] == "exit code 0\nsum=385"
+    assert sample.scores["success"].value == "C" and "You are a careful programmer" in sample.messages[0].text

@@ -53,6 +53,18 @@ def _tool_error(e: dict[str, Any]) -> Any:
     return None
 
 
+def ran_blocks(reply: dict[str, Any], report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reply's blocks less those the report says did not run (a language the sandbox lacks), in order."""
+    skipped = list((report.get("outcome") or {}).get("not_run") or [])
+    out = []
+    for block in reply.get("code_blocks") or []:
+        if block.get("language") in skipped:
+            skipped.remove(block.get("language"))
+        else:
+            out.append(block)
+    return out
+
+
 def conversation(t: dict[str, Any], attempt: int) -> list[Any]:
     """One attempt as Inspect chat messages: system, the task and every report as user, each reply as assistant
     with a tool call per block that ran, then a tool message per execution."""
@@ -71,7 +83,7 @@ def conversation(t: dict[str, Any], attempt: int) -> list[Any]:
         if m.get("role") in ("assistant", "planner", "qa"):
             report = messages[i + 1] if i + 1 < len(messages) else {}
             runs = (report.get("outcome") or {}).get("executions") or [] if m.get("role") == "assistant" else []
-            blocks = m.get("code_blocks") or []
+            blocks = ran_blocks(m, report)
             calls = []
             for k, e in enumerate(runs, 1):
                 args = {"language": e.get("language"), "filename": e.get("filename")}
