@@ -16,6 +16,7 @@ from autogen.code_utils import TIMEOUT_MSG
 from autogen.coding import CodeBlock, CodeExecutor
 from autogen.coding.base import IPythonCodeResult
 
+from agents.errors import BadInputError
 from agents.figures import PNG_SIGNATURE
 from agents.sandbox.ag2_kernel_executor import SandboxKernelExecutor
 from agents.sandbox.docker_executor import LABEL, sandbox_owner
@@ -165,3 +166,10 @@ def test_a_c_block_runs_as_a_process_between_two_kernel_blocks(tmp_path: Path) -
         reply = ask(proxy, "```python\nx = 41\n```\n```c\n#include <stdio.h>\nint main(void) { puts(\"from C\"); }\n```"
                            "\n```python\nx + 1\n```")
     assert reply == "exitcode: 0 (execution succeeded)\nCode output: from C\n42\n"
+
+
+def test_a_bad_argument_is_one_line_naming_this_executor(sandbox_image: str) -> None:
+    with pytest.raises(BadInputError, match=r"^SandboxKernelExecutor: memory: 'lots' is not a size like 512m"):
+        SandboxKernelExecutor(image=sandbox_image, memory="lots")
+    with pytest.raises(BadInputError, match=r"^SandboxKernelExecutor: execution_policies: 'cobol' is not a language"):
+        SandboxKernelExecutor(image=sandbox_image, execution_policies={"cobol": True})

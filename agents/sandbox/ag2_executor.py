@@ -80,7 +80,7 @@ class SandboxCodeExecutor(CodeExecutor):
         given = {"image": image, "timeout": timeout, "memory": memory, "cpus": cpus, "pids": pids,
                  "output_limit": output_limit, "tmpfs_size": tmpfs_size, "disk": disk, "languages": languages}
         self.config: SandboxConfig = validate(SandboxConfig, {k: v for k, v in given.items() if v is not None},
-                                              "SandboxCodeExecutor", {})
+                                              type(self).__name__, {})
         self.execution_policies: dict[str, bool] = {**self.DEFAULT_EXECUTION_POLICY,
                                                     **self._policies(execution_policies or {})}
         """Which languages run (True) or are only saved (False), by policy_key."""
@@ -193,10 +193,10 @@ class SandboxCodeExecutor(CodeExecutor):
         for tag, value in given.items():
             key = policy_key(str(tag))
             if key not in self.DEFAULT_EXECUTION_POLICY:
-                raise BadInputError(f"SandboxCodeExecutor: execution_policies: {tag!r} is not a language this sandbox "
-                                    f"knows ({', '.join(self.DEFAULT_EXECUTION_POLICY)})")
+                raise BadInputError(f"{type(self).__name__}: execution_policies: {tag!r} is not a language this "
+                                    f"sandbox knows ({', '.join(self.DEFAULT_EXECUTION_POLICY)})")
             if not isinstance(value, bool):
-                raise BadInputError(f"SandboxCodeExecutor: execution_policies: {tag!r}: {value!r} is neither True "
+                raise BadInputError(f"{type(self).__name__}: execution_policies: {tag!r}: {value!r} is neither True "
                                     "(run its blocks) nor False (save them only)")
             out[key] = value
         return out
@@ -205,7 +205,7 @@ class SandboxCodeExecutor(CodeExecutor):
         """The one line for a work_dir that does not fit in /workspace (`pages`: what its files take there)."""
         fits = f"{math.ceil(pages * 1.25 / 2 ** 20) + 16}m"
         return WorkDirTooLarge(
-            f"SandboxCodeExecutor: work_dir {self._work_dir.resolve()} holds {human(size)} in {files:,} files, which "
+            f"{type(self).__name__}: work_dir {self._work_dir.resolve()} holds {human(size)} in {files:,} files, which "
             f"does not fit in the sandbox's /workspace (disk={self.config.disk}), where it is copied; give the "
             f"executor a folder of its own (work_dir=None: a fresh temporary one) or a bigger disk "
             f"(disk=\"{fits}\", which lives in RAM)")
