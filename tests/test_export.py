@@ -140,6 +140,7 @@ def test_files_holds_each_runs_final_code_and_its_facts(batch, workspaces, tmp_p
     (["--format", "yaml"], "--format yaml: not an export format (one of inspect, chat, files)"),
     (["--format", "chat", "--status", "done"], "--status done: not a run status"),
     (["--format", "chat", "--status", "timeout"], "none of the 3 run(s) has status timeout"),
+    (["--format", "inspect"], "Inspect reads a log named .eval (or .json, its JSON form)"),
 ])
 def test_bad_choices_are_one_line(batch, workspaces, tmp_path, args, says):
     proc = run_cli("export", str(workspaces), *args, "-o", str(tmp_path / "x"))

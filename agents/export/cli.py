@@ -24,8 +24,10 @@ def export_command(console: Console, targets: list[str], fmt: str, output: Path 
         from agents.extras import require
 
         require("export", "codeduet export --format inspect")
-    runs = load_runs(targets, root, statuses, warn=warn)
     out = Path(output) if output is not None else Path(FORMATS[fmt])
+    if fmt == "inspect" and out.suffix not in (".eval", ".json"):
+        raise BadInputError(f"-o {out}: Inspect reads a log named .eval (or .json, its JSON form)")
+    runs = load_runs(targets, root, statuses, warn=warn)
     if fmt == "inspect":
         from agents.export.inspect_log import DROPS, write_inspect
 
