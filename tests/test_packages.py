@@ -1,5 +1,6 @@
 """Presets and declared packages: the image a scenario's sandbox needs is named by its package set, built by
-`sandbox build SCENARIO.yaml` (Debian's packages in the rootfs, PyPI's wheels installed offline in a layer), pinned
+`sandbox build SCENARIO.yaml` (Debian's packages in the rootfs, PyPI's wheels installed offline in a layer, crates
+vendored with the host's cargo in a layer a Cargo project builds from offline), pinned
 in the image's labels and the run's transcript; a run whose image lacks them stops before it starts, with one line
 naming the build command; a report after a missing module names the declaration that would have provided it.
 The Docker tests build real images and run real containers."""
@@ -17,9 +18,19 @@ import yaml
 
 from agents.conversation import RunOptions, run_scenario
 from agents.errors import ImageMissing
+from agents.sandbox.cli import _split
 from agents.sandbox.config import SandboxConfig, image_tag, package_hash
+from agents.sandbox.crates import locked
 from agents.sandbox.offline import missing_package_note, pip_note
-from agents.sandbox.packages import PYTHON_PINS_LABEL, has_python, pinned
+from agents.sandbox.packages import (
+    PYTHON_PINS_LABEL,
+    RUST_LABEL,
+    RUST_PINS_LABEL,
+    has_python,
+    has_rust,
+    missing,
+    pinned,
+)
 from agents.sandbox.preflight import preflight
 from agents.sandbox.presets import PRESETS
 from agents.scenario import load_scenario
@@ -28,6 +39,7 @@ from tests.conftest import ROOT, py
 
 ALL = ("c", "cpp", "go", "javascript", "rust")
 TABULATE = "tabulate==0.9.0"
+ITOA = "itoa==1.0.11"
 
 
 # -- configuration, no Docker --------------------------------------------------------------------------------------
@@ -55,7 +67,7 @@ def test_the_image_tag_is_named_by_the_package_set_not_by_how_it_was_declared():
 
 
 @pytest.mark.parametrize("packages, message", [
-    ({"rust": ["serde"]}, "packages.rust is not supported yet"),
+    ({"rust": ["serde>=1"]}, "'serde>=1' is not a crate: use a name or name==version"),
     ({"javascript": ["lodash"]}, "npm registry is not reachable; declare Debian's package instead "
                                  "(packages.debian: [node-lodash])"),
     ({"python": ["numpy>=2"]}, "'numpy>=2' is not a PyPI requirement: use a name or name==version"),
@@ -71,6 +83,47 @@ def test_pins_in_labels_say_what_an_image_has():
     assert has_python([TABULATE, "tabulate"], labels) and not has_python(["tabulate==0.8.0"], labels)
     assert not has_python(["requests"], labels) and has_python([], {})
     assert pinned(labels) == {"python": {"tabulate": f"0.9.0 sha256:{'ab' * 32}"}}
+
+
+def test_declared_crates_add_rust_and_name_the_image():
+    cfg = SandboxConfig(packages={"rust": ["serde[derive] == 1.0.210", "rand", "rand"]})
+    assert cfg.packages.rust == ["rand", "serde[derive]==1.0.210"] and cfg.languages == ["rust"]
+    assert cfg.image == image_tag(["rust"], (), (), cfg.packages.rust)
+    assert cfg.image.startswith("codeduet-sandbox:rust-p") and cfg.build_command.endswith(
+        "--rust rand,serde[derive]==1.0.210")
+    assert package_hash(["sqlite3"], [TABULATE]) == package_hash(["sqlite3"], [TABULATE], [])  # old names stay
+    assert _split("serde[derive,std]==1.0.210, rand itoa") == ["serde[derive,std]==1.0.210", "rand", "itoa"]
+
+
+LOCK = """version = 4
+
+[[package]]
+name = "codeduet-crates"
+version = "0.0.0"
+dependencies = ["itoa"]
+
+[[package]]
+name = "itoa"
+version = "1.0.11"
+source = "registry+https://github.com/rust-lang/crates.io-index"
+checksum = "49f1f14873335454500d59611f1cf4a4b0f786f9ac11f4312a78e4cf2566695b"
+"""
+
+
+def test_crates_are_pinned_from_the_lock_file_and_labels_say_which_an_image_has():
+    pins = locked(LOCK)  # the throwaway project itself has no checksum: not a crate of the image
+    assert pins == [{"name": "itoa", "version": "1.0.11",
+                     "sha256": "49f1f14873335454500d59611f1cf4a4b0f786f9ac11f4312a78e4cf2566695b"}]
+    labels = {RUST_PINS_LABEL: json.dumps(pins + [{"name": "itoa", "version": "0.4.8", "sha256": "cd" * 32}])}
+    assert has_rust([ITOA, "itoa", "itoa[std]==0.4.8"], labels) and not has_rust(["itoa==1.0.10"], labels)
+    assert missing(labels, [TABULATE], ["serde", ITOA]) == [TABULATE, "serde"]
+    assert set(pinned(labels)["rust"]) == {"itoa 1.0.11", "itoa 0.4.8"}  # two versions of a crate: both said
+
+
+def test_a_host_without_cargo_is_told_in_one_line_before_anything_is_built(tmp_path):
+    proc = codeduet("sandbox", "build", "--rust", ITOA, env={"PATH": str(tmp_path)})
+    assert proc.returncode == 3 and proc.stderr.strip() == "error: packages.rust needs cargo on this machine to " \
+        "fetch the crates (crates.io from here): install Rust (apt-get install cargo, or rustup) and build again"
 
 
 # -- the report after a missing module, no Docker ------------------------------------------------------------------
@@ -130,6 +183,59 @@ def test_a_declared_pypi_package_stops_the_run_before_the_build_then_builds_and_
     sandbox = next(e for e in events if e["type"] == "sandbox")  # the executor's describe(), each attempt
     assert sandbox["image"] == cfg.image and sandbox["image_packages"] == {"python": pins}
     assert sandbox["packages"]["python"] == [TABULATE]
+
+
+CARGO_PROJECT = """cat > Cargo.toml <<'EOF'
+[package]
+name = "p"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+itoa = "1"
+EOF
+mkdir -p src
+cat > src/main.rs <<'EOF'
+fn digits(n: u64) -> String { itoa::Buffer::new().format(n).to_string() }
+fn main() { println!("ITOA {}", digits(1234567)); }
+#[cfg(test)]
+mod tests { #[test] fn formats() { assert_eq!(super::digits(42), "42"); } }
+EOF
+echo written"""
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_declared_crates_stop_the_run_before_the_build_then_are_vendored_and_a_cargo_project_builds_offline(
+        web_image, workspaces, scenario_file):
+    from agents.sandbox.image import image_status, remove_image
+
+    path = scenario_file([f"Here is the project:\n```sh\n{CARGO_PROJECT}\n```"],
+                         sandbox={"packages": {"rust": [ITOA]}, "timeout": 300},
+                         checks=[{"command": "cargo run -q | grep -x 'ITOA 1234567' && cargo test -q"}])
+    data = yaml.safe_load(path.read_text())
+    del data["sandbox"]["image"]  # the image named by its packages
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    cfg = load_scenario(path).sandbox
+    assert cfg.languages == ["rust"] and cfg.image.startswith("codeduet-sandbox:rust-p")
+    remove_image(cfg.image, base=False)
+    with pytest.raises(ImageMissing) as missing:
+        preflight(cfg.model_copy(), path)
+    assert str(missing.value) == f"no sandbox image {cfg.image} is built: run `codeduet sandbox build {path}` " \
+        "(offline from the packages it fetches; a few minutes)"
+
+    built = codeduet("sandbox", "build", str(path))  # a layer over the web image, which has Rust
+    assert built.returncode == 0, built.stderr[-2000:]
+    labels = image_status(cfg.image)["labels"]
+    pins = pinned(labels)["rust"]
+    assert labels[RUST_LABEL] == ITOA and list(pins) == ["itoa"] and pins["itoa"].startswith("1.0.11 sha256:")
+    assert len(pins["itoa"].split("sha256:")[1]) == 64
+
+    result = run_scenario(load_scenario(path), RunOptions())
+    transcript = load_transcript(result.run_dir)
+    assert result.status == "success", [m["content"][-1500:] for m in transcript["messages"]
+                                        if m["role"] == "execution"]
+    assert transcript["sandbox"]["image"] == cfg.image and transcript["sandbox"]["packages"]["rust"] == pins
 
 
 @pytest.mark.docker

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Optional
 
@@ -26,6 +27,9 @@ def sandbox_build(scenarios: Optional[list[Path]] = typer.Argument(None, metavar
                   debian: Optional[str] = typer.Option(None, metavar="PKG,...", help="Debian packages to add."),
                   python: Optional[str] = typer.Option(None, metavar="REQ,...", help="PyPI packages to add (name or "
                                                        "name==version): wheels fetched now, installed offline."),
+                  rust: Optional[str] = typer.Option(None, metavar="CRATE,...", help="Crates to vendor (name or "
+                                                     "name==version; needs cargo here): Cargo projects build "
+                                                     "with them offline."),
                   method: str = typer.Option("auto", help="auto | mmdebstrap | dockerfile")) -> None:
     """Build the sandbox image locally (no registry needed); with scenarios, the images they need."""
     from agents.sandbox.config import SandboxConfig
@@ -37,11 +41,12 @@ def sandbox_build(scenarios: Optional[list[Path]] = typer.Argument(None, metavar
             build_for_scenarios(scenarios, method)
             return
         cfg = validate(SandboxConfig, {"languages": list(language_list(languages) or ()), "preset": preset,
-                                       "packages": {"debian": _split(debian), "python": _split(python)}},
+                                       "packages": {"debian": _split(debian), "python": _split(python),
+                                                    "rust": _split(rust)}},
                        "sandbox build", {})
         tag = image or cfg.image
         image_id = build_image(tag, method=method, console=console, languages=cfg.languages,
-                               debian=cfg.debian_packages, python=cfg.packages.python)
+                               debian=cfg.debian_packages, python=cfg.packages.python, rust=cfg.packages.rust)
         console.print(f"built {tag} ({image_id[:19]})")
 
 
@@ -58,18 +63,19 @@ def build_for_scenarios(paths: list[Path], method: str) -> None:
             configs.setdefault(cfg.image, cfg)
     client = docker_client()
     for tag, cfg in configs.items():
-        have = resolve_image(tag, cfg.languages, client, cfg.debian_packages, cfg.packages.python)
+        have = resolve_image(tag, cfg.languages, client, cfg.debian_packages, cfg.packages.python,
+                             cfg.packages.rust)
         if image_status(have, client)["exists"]:  # a tag is named by its packages: the one found has them
             console.print(f"{tag}: built" + (f" ({have} has everything it needs)" if have != tag else ""))
             continue
         image_id = build_image(tag, method=method, console=console, languages=cfg.languages,
-                               debian=cfg.debian_packages, python=cfg.packages.python)
+                               debian=cfg.debian_packages, python=cfg.packages.python, rust=cfg.packages.rust)
         console.print(f"built {tag} ({image_id[:19]})")
 
 
 def _split(text: str | None) -> list[str]:
-    """A comma- or space-separated option as a list."""
-    return [part for part in (text or "").replace(",", " ").split() if part]
+    """A comma- or space-separated option as a list (not split inside brackets: serde[derive,std])."""
+    return re.findall(r"(?:\[[^\]]*\]|[^,\s\[])+", text or "")
 
 
 @sandbox_app.command("status")

@@ -22,6 +22,8 @@ DEBIAN_NAME = re.compile(r"[a-z0-9][a-z0-9+.-]+")
 """A Debian package name (Debian policy 5.6.1)."""
 PYTHON_REQUIREMENT = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?:\s*==\s*([A-Za-z0-9.!+_-]+))?")
 """A PyPI requirement as a scenario declares it: a name, or a name pinned with ==."""
+CRATE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*(?:\[[A-Za-z0-9_,+-]+\])?)(?:\s*==\s*([0-9][0-9A-Za-z.+-]*))?")
+"""A crate as a scenario declares it: a name, or a name pinned with ==; features in brackets (serde[derive])."""
 
 
 def python_name(name: str) -> str:
@@ -40,7 +42,9 @@ class Packages(Strict):
     """PyPI packages, a name or name==version (e.g. ["scikit-learn==1.5.2", tabulate]): their wheels are downloaded
     by `sandbox build` and installed offline into the image, each pinned with its version and sha256."""
     rust: list[str] = Field(default_factory=list)
-    """Not supported yet: crates cannot be declared (the sandbox's cargo is offline)."""
+    """Crates, a name or name==version, features in brackets (e.g. ["serde[derive]==1.0.210", rand]): `sandbox
+    build` fetches them with cargo on this machine and vendors them into the image, with the crates those features
+    need, so a Cargo project in the sandbox builds with them offline (adds rust to the languages)."""
     javascript: list[str] = Field(default_factory=list)
     """Not supported: the npm registry is not reachable from here; declare Debian's node-* packages in `debian`."""
 
@@ -68,10 +72,13 @@ class Packages(Strict):
     @field_validator("rust")
     @classmethod
     def _rust(cls, v: list[str]) -> list[str]:
-        if v:
-            raise ValueError("packages.rust is not supported yet: crates cannot be installed in the sandbox image; "
-                             "write the code with Rust's standard library")
-        return v
+        out = {}
+        for crate in v:
+            match = CRATE.fullmatch(str(crate).strip())
+            if not match:
+                raise ValueError(f"'{crate}' is not a crate: use a name or name==version (e.g. serde[derive]==1.0.210)")
+            out[match[1]] = f"{match[1]}=={match[2]}" if match[2] else match[1]
+        return sorted(out.values())
 
     @field_validator("javascript")
     @classmethod
@@ -158,12 +165,14 @@ class SandboxConfig(Strict):
     def _language_defaults(self) -> "SandboxConfig":
         """With languages (a preset's too): their image, and limits a compiler (a server, a browser) fits in, where
         the scenario names none; with packages, the image named by them."""
-        if self.preset:
-            object.__setattr__(self, "languages", list(normalize([*self.languages, *PRESETS[self.preset].languages])))
+        needs = [*(PRESETS[self.preset].languages if self.preset else ()), *(["rust"] if self.packages.rust else [])]
+        if needs:
+            object.__setattr__(self, "languages", list(normalize([*self.languages, *needs])))
         defaults = {**(COMPILED_DEFAULTS if self.languages else {}), **(PRESET_DEFAULTS if self.preset else {})}
         unset = {k: v for k, v in defaults.items() if k not in self.model_fields_set}
         if "image" not in self.model_fields_set:
-            unset["image"] = image_tag(self.languages, self.debian_packages, self.packages.python)
+            unset["image"] = image_tag(self.languages, self.debian_packages, self.packages.python,
+                                       self.packages.rust)
         for key, value in unset.items():
             object.__setattr__(self, key, value)  # defaults only: validate_assignment stays off
         return self
@@ -186,6 +195,8 @@ class SandboxConfig(Strict):
             parts.append(f"--debian {','.join(self.packages.debian)}")
         if self.packages.python:
             parts.append(f"--python {','.join(self.packages.python)}")
+        if self.packages.rust:
+            parts.append(f"--rust {','.join(self.packages.rust)}")
         return " ".join(parts)
 
     @field_validator("memory", "tmpfs_size", "disk", "copy_back_max")
@@ -218,22 +229,26 @@ def parse_size(v: str) -> int:
     return int(v)
 
 
-def package_hash(debian: tuple[str, ...] | list[str] = (), python: tuple[str, ...] | list[str] = ()) -> str:
-    """Eight hex digits naming a package set (Debian's besides the base and languages', PyPI's requirements)."""
+def package_hash(debian: tuple[str, ...] | list[str] = (), python: tuple[str, ...] | list[str] = (),
+                 rust: tuple[str, ...] | list[str] = ()) -> str:
+    """Eight hex digits naming a package set (Debian's besides the base and languages', PyPI's requirements,
+    crates)."""
     text = f"debian:{','.join(sorted(set(debian)))}\npython:{','.join(sorted(set(python)))}\n"
+    text += f"rust:{','.join(sorted(set(rust)))}\n" if rust else ""  # the names of sets without crates stay
     return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
 def image_tag(languages: list[str] | tuple[str, ...], debian: tuple[str, ...] | list[str] = (),
-              python: tuple[str, ...] | list[str] = (), base: str = SANDBOX_IMAGE) -> str:
+              python: tuple[str, ...] | list[str] = (), rust: tuple[str, ...] | list[str] = (),
+              base: str = SANDBOX_IMAGE) -> str:
     """The image tag of a language set with packages: the languages' tag with the package set's hash
     (`codeduet-sandbox:go-javascript-p1a2b3c4d`, `codeduet-sandbox:python-p...` without languages); without
     packages, language_image's."""
     tag = language_image(languages, base)
-    if not debian and not python:
+    if not debian and not python and not rust:
         return tag
     repo = tag.rpartition(":")[0]
-    return f"{repo}:{'-'.join(sorted(languages)) or 'python'}-p{package_hash(debian, python)}"
+    return f"{repo}:{'-'.join(sorted(languages)) or 'python'}-p{package_hash(debian, python, rust)}"
 
 
 def language_image(languages: list[str] | tuple[str, ...], base: str = SANDBOX_IMAGE) -> str:

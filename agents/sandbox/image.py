@@ -19,7 +19,7 @@ from agents.languages import NAMES as LANGUAGE_NAMES
 from agents.languages import packages as language_packages
 from agents.paths import codeduet_home
 from agents.sandbox.config import image_tag, language_image, package_hash
-from agents.sandbox.packages import DEBIAN_LABEL, debian_labels, debian_versions, has_python, missing_python
+from agents.sandbox.packages import DEBIAN_LABEL, debian_labels, debian_versions, has_python, has_rust, missing
 
 if TYPE_CHECKING:
     import docker
@@ -128,11 +128,11 @@ def image_status(tag: str = IMAGE_DEFAULT, client: docker.DockerClient | None = 
 
 def ensure_image(tag: str = IMAGE_DEFAULT, client: docker.DockerClient | None = None,
                  languages: tuple[str, ...] | list[str] = (), command: str | None = None,
-                 python: tuple[str, ...] | list[str] = ()) -> str:
+                 python: tuple[str, ...] | list[str] = (), rust: tuple[str, ...] | list[str] = ()) -> str:
     """The id of the local image `tag`; ImageMissing if absent (never pulls), or if it lacks one of the `python`
-    requirements, naming `command` (the build command of the sandbox's image) when given."""
+    requirements or `rust` crates, naming `command` (the build command of the sandbox's image) when given."""
     status = image_status(tag, client)
-    lacking = missing_python(python, status.get("labels") or {}) if status["exists"] else []
+    lacking = missing(status.get("labels") or {}, python, rust) if status["exists"] else []
     if command and (lacking or not status["exists"]):
         what = f"image {tag} has no {', '.join(lacking)}" if lacking else f"no sandbox image {tag} is built"
         raise ImageMissing(f"{what}: run `{command}` (offline from the packages it fetches; a few minutes)")
@@ -148,20 +148,20 @@ def ensure_image(tag: str = IMAGE_DEFAULT, client: docker.DockerClient | None = 
 
 def resolve_image(tag: str, languages: tuple[str, ...] | list[str] = (),
                   client: docker.DockerClient | None = None, debian: tuple[str, ...] | list[str] = (),
-                  python: tuple[str, ...] | list[str] = ()) -> str:
+                  python: tuple[str, ...] | list[str] = (), rust: tuple[str, ...] | list[str] = ()) -> str:
     """The image a sandbox runs: `tag`; or, when `tag` is the default image of a language and package set and is
     not built, the smallest built codeduet image that has every one of those languages and packages (`sandbox build
     --languages c,cpp,go,javascript,rust --preset web` serves every scenario that declares no PyPI package)."""
     named = tag_languages(tag)
-    if named and not (debian or python):  # a toolchains tag (`:c-cpp-go-javascript-rust`) named in a scenario
+    if named and not (debian or python or rust):  # a toolchains tag (`:c-cpp-go-javascript-rust`) in a scenario
         languages = tuple(sorted(set(named) | set(languages)))
-    elif not (languages or debian or python) or tag != image_tag(tuple(languages), debian, python):
+    elif not (languages or debian or python or rust) or tag != image_tag(tuple(languages), debian, python, rust):
         return tag
     client = client or docker_client()
     if image_status(tag, client)["exists"]:
         return tag
     fits = [image for image in client.images.list(filters={"label": LANGUAGES_LABEL}) if image.tags and
-            holds(image.labels or {}, languages, debian, python)]
+            holds(image.labels or {}, languages, debian, python, rust)]
     return min(fits, key=lambda image: image.attrs.get("Size") or 0).tags[0] if fits else tag
 
 
@@ -174,11 +174,12 @@ def tag_languages(tag: str) -> tuple[str, ...]:
 
 
 def holds(labels: dict[str, str], languages: tuple[str, ...] | list[str], debian: tuple[str, ...] | list[str] = (),
-          python: tuple[str, ...] | list[str] = ()) -> bool:
+          python: tuple[str, ...] | list[str] = (), rust: tuple[str, ...] | list[str] = ()) -> bool:
     """Whether an image (by its labels) has every one of the languages and packages."""
     built = tuple(n for n in labels.get(LANGUAGES_LABEL, "").split(",") if n)
     extra = tuple(n for n in labels.get(DEBIAN_LABEL, "").split(",") if n)
-    return set(languages) <= set(built) and set(debian) <= set(recipe(built, extra)[1]) and has_python(python, labels)
+    return set(languages) <= set(built) and set(debian) <= set(recipe(built, extra)[1]) and \
+        has_python(python, labels) and has_rust(rust, labels)
 
 
 def remove_image(tag: str = IMAGE_DEFAULT, *, base: bool = True) -> list[str]:
@@ -233,33 +234,45 @@ def build_dir() -> Path:
 def build_image(
     tag: str | None = None, *, method: str = "auto", console: Console | None = None,
     languages: tuple[str, ...] | list[str] = (), debian: tuple[str, ...] | list[str] = (),
-    python: tuple[str, ...] | list[str] = (),
+    python: tuple[str, ...] | list[str] = (), rust: tuple[str, ...] | list[str] = (),
 ) -> str:
     """Build `tag` (default: the image of `languages` and the packages) locally (auto: mmdebstrap when installed,
-    else a Dockerfile), with the `debian` packages in its rootfs and the `python` requirements' wheels in a layer
-    over it (agents/sandbox/wheels.py); returns the image id."""
+    else a Dockerfile), with the `debian` packages in its rootfs, the `python` requirements' wheels in a layer over
+    it (agents/sandbox/wheels.py) and the `rust` crates vendored in one over that (agents/sandbox/crates.py);
+    returns the image id."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, not {method!r}")
-    languages, debian, python = tuple(sorted(languages)), tuple(sorted(set(debian))), tuple(sorted(set(python)))
-    tag = tag or image_tag(languages, debian, python)
+    languages, debian = tuple(sorted(languages)), tuple(sorted(set(debian)))
+    python, rust = tuple(sorted(set(python))), tuple(sorted(set(rust)))
+    tag = tag or image_tag(languages, debian, python, rust)
     if method == "auto":
         method = "mmdebstrap" if shutil.which("mmdebstrap") else "dockerfile"
+    if rust:
+        from agents.sandbox.crates import build_rust_layer, host_cargo
+
+        host_cargo()  # a host without cargo is said before anything is built
     client = docker_client()
     with _steps(console) as step:
-        base = image_tag(languages, debian) if python else tag
-        if python and image_status(base, client)["exists"] and not stale(image_status(base, client), languages,
-                                                                          debian):
+        base = image_tag(languages, debian) if python or rust else tag
+        if python or rust:  # the layers go over the image of the languages and Debian packages, or one that has more
+            base = resolve_image(base, languages, client, debian)
+        if (python or rust) and image_status(base, client)["exists"] and \
+                not stale(image_status(base, client), languages, debian):
             with step(f"{base} (built)"):
                 pass
         elif method == "mmdebstrap":
             _build_mmdebstrap(client, base, step, languages, debian)
         else:
             _build_dockerfile(client, base, step, languages, debian)
-        if not python:
-            return ensure_image(tag, client)
-        from agents.sandbox.wheels import build_python_layer
+        if python:
+            from agents.sandbox.wheels import build_python_layer
 
-        return build_python_layer(client, tag, base, python, step, _docker_build)
+            wheels = tag if not rust else image_tag(languages, debian, python)
+            build_python_layer(client, wheels, base, python, step, _docker_build)
+            base = wheels
+        if rust:
+            build_rust_layer(client, tag, base, rust, step, _docker_build)
+        return ensure_image(tag, client)
 
 
 Detail = Callable[[str], None]

@@ -18,6 +18,11 @@ PYPI_LABEL = f"{LABEL}.packages.python"
 """The PyPI requirements declared for the image, comma-separated (`tabulate==0.9.0,requests`)."""
 PYTHON_PINS_LABEL = f"{LABEL}.packages.python.pinned"
 """Every wheel installed for them (dependencies too): a JSON list of {name, version, sha256}."""
+RUST_LABEL = f"{LABEL}.packages.rust"
+"""The crates declared for the image, comma-separated (`serde==1.0.210,rand`)."""
+RUST_PINS_LABEL = f"{LABEL}.packages.rust.pinned"
+"""Every crate vendored for them (dependencies too): a JSON list of {name, version, sha256} (Cargo.lock's checksum
+of the .crate file)."""
 DPKG_STATUS = "var/lib/dpkg/status"
 
 
@@ -65,22 +70,37 @@ def pinned(labels: dict[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if labels.get(DEBIAN_VERSIONS_LABEL):
         out["debian"] = dict(item.split("=", 1) for item in labels[DEBIAN_VERSIONS_LABEL].split(",") if "=" in item)
-    if labels.get(PYTHON_PINS_LABEL):
-        out["python"] = {pin["name"]: f"{pin['version']} sha256:{pin['sha256']}"
-                         for pin in json.loads(labels[PYTHON_PINS_LABEL])}
+    for kind, label in (("python", PYTHON_PINS_LABEL), ("rust", RUST_PINS_LABEL)):
+        if labels.get(label):  # a crate may come in two versions: each is its own entry
+            pins = json.loads(labels[label])
+            twice = {p["name"] for p in pins if sum(q["name"] == p["name"] for q in pins) > 1}
+            out[kind] = {(f"{p['name']} {p['version']}" if p["name"] in twice else p["name"]):
+                         f"{p['version']} sha256:{p['sha256']}" for p in pins}
     return out
 
 
-def has_python(requirements: tuple[str, ...] | list[str], labels: dict[str, str]) -> bool:
-    """Whether an image's installed wheels satisfy every requirement (a name, or name==version)."""
-    versions = {pin["name"]: pin["version"] for pin in json.loads(labels.get(PYTHON_PINS_LABEL) or "[]")}
+def has_python(requirements: tuple[str, ...] | list[str], labels: dict[str, str], label: str = PYTHON_PINS_LABEL
+               ) -> bool:
+    """Whether an image's installed wheels (or, with RUST_PINS_LABEL, its vendored crates) satisfy every
+    requirement (a name, or name==version)."""
+    versions: dict[str, set[str]] = {}
+    for pin in json.loads(labels.get(label) or "[]"):
+        versions.setdefault(pin["name"], set()).add(pin["version"])
     for requirement in requirements:
         name, _, version = requirement.partition("==")
-        if name not in versions or (version and versions[name] != version):
+        name = name.split("[")[0]  # a crate's features: the crate is what is vendored
+        if name not in versions or (version and version not in versions[name]):
             return False
     return True
 
 
-def missing_python(requirements: tuple[str, ...] | list[str], labels: dict[str, str]) -> list[str]:
-    """The requirements an image's wheels do not satisfy."""
-    return [req for req in requirements if not has_python([req], labels)]
+def has_rust(crates: tuple[str, ...] | list[str], labels: dict[str, str]) -> bool:
+    """Whether an image's vendored crates satisfy every declared crate (a name, or name==version)."""
+    return has_python(crates, labels, RUST_PINS_LABEL)
+
+
+def missing(labels: dict[str, str], python: tuple[str, ...] | list[str] = (),
+            rust: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """The PyPI requirements and crates an image does not have."""
+    return [req for req in python if not has_python([req], labels)] + \
+        [crate for crate in rust if not has_rust([crate], labels)]

@@ -33,8 +33,10 @@ def preflight(cfg: SandboxConfig, scenario: Path | None = None) -> list[str]:
 
     client = docker_client()
     try:
-        image = resolve_image(cfg.image, cfg.languages, client, cfg.debian_packages, cfg.packages.python)
-        ensure_image(image, client, cfg.languages, build_command(cfg, scenario), cfg.packages.python)
+        image = resolve_image(cfg.image, cfg.languages, client, cfg.debian_packages, cfg.packages.python,
+                              cfg.packages.rust)
+        ensure_image(image, client, cfg.languages, build_command(cfg, scenario), cfg.packages.python,
+                     cfg.packages.rust)
         cfg.image = image  # the image that runs (one with more languages, when the set's own is not built): the
         # transcript records it, and replay --execute runs it again
         removed = remove_orphans(client)
@@ -48,7 +50,7 @@ def preflight(cfg: SandboxConfig, scenario: Path | None = None) -> list[str]:
 def build_command(cfg: SandboxConfig, scenario: Path | None = None) -> str | None:
     """The command that builds the image of a sandbox with a preset or declared packages: `codeduet sandbox build`
     with the scenario's file when there is one, else with the options that say the same (None without packages)."""
-    if not (cfg.preset or cfg.debian_packages or cfg.packages.python):
+    if not (cfg.preset or cfg.debian_packages or cfg.packages.python or cfg.packages.rust):
         return None
     if scenario is not None and scenario.is_file():
         return f"{COMMAND} sandbox build {scenario}"
