@@ -129,7 +129,10 @@ class HttpCheck(CheckKind):
         answer expected; requests passed and sent count as tests."""
         source = (Path(incontainer.__file__).parent / SCRIPT).read_text(encoding="utf-8")
         write_new_file(executor.workspace, f"{CHECKS_DIR}/{SCRIPT}", source)  # fresh: the code cannot tamper with it
-        spec = self.http.model_dump(by_alias=True) | {"request_timeout": REQUEST_TIMEOUT}
+        # in a container every process that appears while the check runs is the check's; on the local executor
+        # (this machine, no isolation) other programs start too, so only the server's group is stopped there
+        sandboxed = executor.describe().get("kind") == "docker"
+        spec = self.http.model_dump(by_alias=True) | {"request_timeout": REQUEST_TIMEOUT, "sandboxed": sandboxed}
         limit = self.http.ready_timeout + REQUEST_TIMEOUT * len(self.http.requests) + 10
         # -I: the workspace (on PYTHONPATH) cannot shadow a module the script imports (a json.py, an http/ package)
         result = executor.run_command(["python3", "-I", f"{CHECKS_DIR}/{SCRIPT}", json.dumps(spec)], timeout=limit)
