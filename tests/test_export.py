@@ -195,3 +195,26 @@ def test_a_c_run_in_the_docker_sandbox_is_a_c_tool_call_per_turn(workspaces, tmp
     outputs = [m.text for m in sample.messages if m.role == "tool"]
     assert "AddressSanitizer" in outputs[0] and outputs[1] == "exit code 0\nsum=385"
     assert sample.scores["success"].value == "C" and "You are a careful programmer" in sample.messages[0].text
+
+
+def test_a_team_run_the_developers_conversation_once(workspaces, loop_file):
+    """Planner → Developer → QA: the plan is in the task and QA's report in the run's report, so the chat line has
+    each once; the Inspect sample keeps the planner's and QA's messages as theirs, outside the developer's calls."""
+    from agents.export.chat import chat_record
+    from agents.export.inspect_log import sample
+    from agents.transcript import load_transcript
+
+    plan, hypothesis = "1. List the primes below 100.\n2. Print their count.", "The print divides by zero."
+    replies = [plan, py("print(25 / 0)"), hypothesis, py("print(25)")]
+    path = loop_file(replies, name="team", team=["planner", "developer", "qa"], checks=[{"stdout_contains": "25"}])
+    t = load_transcript(run_scenario(load_scenario(path), RunOptions()).run_dir)
+    assert t["status"] == "success", t["reason"]
+    record = chat_record(t)
+    assert [m["role"] for m in record["messages"]] == ["system", "user", "assistant", "user", "assistant"]
+    text = json.dumps(record["messages"])
+    assert text.count("List the primes below 100") == 1 and text.count(hypothesis[:-1]) == 1
+    s = sample(t)
+    assert [(m.metadata or {}).get("role") for m in s.messages if m.role == "assistant"] == \
+        ["planner", "assistant", "qa", "assistant"]
+    calls = [e for e in s.events if e.event == "model"]
+    assert len(calls) == 2 and not any((m.metadata or {}).get("role") in ("planner", "qa") for m in calls[1].input)

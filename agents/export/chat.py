@@ -9,10 +9,16 @@ from typing import Any
 
 from agents.export.runs import attempt_messages, dropped, facts, kept_attempt, system_text
 
-DROPS = ("attempts other than the kept one, rejected replies, candidates not chosen, what came after the last "
+DROPS = ("attempts other than the kept one, a team's planner and QA messages as such (the developer read them in the "
+         "task and the reports), rejected replies, candidates not chosen, what came after the last "
          "reply (the report that ended the run: its status is in metadata), tool calls as such (a block and its "
          "output are the reply's and the report's text, as the model saw them)")
 """What a chat export leaves out of every run (said in the output and in docs/EXPORT.md)."""
+
+
+TEAM = ("planner", "qa")
+"""A team's other members: their messages are not the developer's conversation (agents/team.py puts the plan into
+the task and QA's report into the execution report the developer reads)."""
 
 
 def chat_record(t: dict[str, Any]) -> dict[str, Any]:
@@ -24,6 +30,8 @@ def chat_record(t: dict[str, Any]) -> dict[str, Any]:
     if system:
         messages.append({"role": "system", "content": system})
     for m in attempt_messages(t, attempt):
+        if m.get("role") in TEAM:  # the developer read the plan in the task and QA's report in the run's report
+            continue
         role = "assistant" if m.get("role") == "assistant" else "user"
         content = str(m.get("content") or "")
         if messages and messages[-1]["role"] == role:

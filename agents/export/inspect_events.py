@@ -41,6 +41,8 @@ def events(t: dict[str, Any], messages: list[Any]) -> list[Any]:
         meta = m.metadata or {}
         if m.role == "system":
             context = []
+        if meta.get("role") in ("planner", "qa"):  # another member's message: the developer read it in the task
+            continue                               # or the report, and it is no call of the developer's model
         if m.role == "assistant":
             usage = meta.get("usage") or {}
             seconds = float(usage.get("seconds") or 0)
