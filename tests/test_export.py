@@ -218,3 +218,14 @@ def test_a_team_run_the_developers_conversation_once(workspaces, loop_file):
         ["planner", "assistant", "qa", "assistant"]
     calls = [e for e in s.events if e.event == "model"]
     assert len(calls) == 2 and not any((m.metadata or {}).get("role") in ("planner", "qa") for m in calls[1].input)
+
+
+def test_a_resumed_run_says_it_holds_only_its_own_messages(workspaces, loop_file, tmp_path):
+    parent = run_scenario(load_scenario(loop_file([py("print(1)"), py("print(2)")], name="rs")), RunOptions())
+    proc = run_cli("replay", str(parent.run_dir), "--resume", "--json", "--message", "Now print 2.")
+    assert proc.returncode == 0, proc.stderr
+    child = Path(json.loads(proc.stdout)["run_dir"])
+    out = tmp_path / "child.jsonl"
+    assert run_cli("export", str(child), "--format", "chat", "-o", str(out)).returncode == 0
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert any("of the run it resumes" in d and str(parent.run_dir) in d for d in record["metadata"]["dropped"])

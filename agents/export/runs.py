@@ -110,6 +110,11 @@ def dropped(t: dict[str, Any], all_attempts: bool) -> list[str]:
         out.append("rejected replies")
     if any(not c.get("chosen") for c in t.get("candidates") or []):
         out.append("candidates not chosen")
+    if t.get("partial_reply"):
+        out.append("the reply being written when the model stopped answering (partial_reply)")
+    if t.get("parent"):
+        out.append(f"the {(t['parent'] or {}).get('messages', 'earlier')} messages of the run it resumes "
+                   f"({(t['parent'] or {}).get('run_dir', '?')}: export it too)")
     if not t.get("system_messages"):
         out.append("the system message (not recorded by the codeduet that made the run)")
     return out
