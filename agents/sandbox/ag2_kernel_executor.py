@@ -32,8 +32,8 @@ class SandboxKernelExecutor(SandboxCodeExecutor):
         """Run the blocks in order (Python in the kernel, shell blocks as processes); the first failing block stops
         the rest. A block cut at its time limit exits 124 with AG2's timeout line: the kernel is interrupted and
         keeps its variables, or, when the block ignores the interrupt, is killed and the output says the next block
-        starts a fresh one. The images the blocks made are named under the output and listed in `output_files`
-        (absolute host paths, as AG2's Jupyter executors list theirs)."""
+        starts a fresh one. Each image the blocks made is named under the output in AG2's words (`Image data saved
+        to PATH`, with its size and title) and listed in `output_files` (absolute host paths, as in AG2)."""
         before = snapshot(self.work_dir)
         result = super().execute_code_blocks(code_blocks)
         # the tables the kernel writes for our own page (a DataFrame value): its text is in the output already
@@ -42,13 +42,12 @@ class SandboxKernelExecutor(SandboxCodeExecutor):
             (self.work_dir / KERNEL_DIR).rmdir()
         except OSError:
             pass
-        figures = figures_of(self.work_dir, changes(before, snapshot(self.work_dir)))
-        output = result.output
-        if figures:  # the model reads what was drawn, never the pixels
-            described = render("figures_made", figures="\n".join(f"- {describe(f)}" for f in figures))
-            output = f"{output.rstrip()}\n{described}\n".lstrip("\n")
-        return IPythonCodeResult(exit_code=result.exit_code, output=output,
-                                 output_files=[str(self.work_dir / f["path"]) for f in figures])
+        figures = [{**f, "path": str(self.work_dir / f["path"])}
+                   for f in figures_of(self.work_dir, changes(before, snapshot(self.work_dir)))]
+        # AG2's words for an image, with what was drawn (the model never sees the pixels)
+        lines = [render("image_saved", figure=describe(f)) for f in figures]
+        output = "\n".join([result.output.rstrip("\n"), *lines]).lstrip("\n") + "\n" if lines else result.output
+        return IPythonCodeResult(exit_code=result.exit_code, output=output, output_files=[f["path"] for f in figures])
 
     def restart(self) -> None:
         """A fresh session: the container is replaced, so the kernel and every variable, import and process of
