@@ -185,7 +185,8 @@ def export(targets: List[str] = typer.Argument(..., metavar="RUN", help="Runs to
                                    "run's final code in a folder (docs/EXPORT.md)."),
            output: Optional[Path] = typer.Option(None, "--output", "-o", help="Where to write (default "
                                                  "./codeduet-export.eval, .jsonl or codeduet-export/)."),
-           status: List[str] = typer.Option([], help="Only runs that ended so: success, failed, ... (repeatable)."),
+           status: List[str] = typer.Option([], metavar="STATUS", help="Only runs that ended so: success, failed, "
+                                            "max_replies, timeout, interrupted, error (repeatable)."),
            workspace: Optional[Path] = typer.Option(None, help="Root folder of run folders, where run ids are "
                                                     "looked up.")) -> None:
     """Write saved runs in a format other tools read; says what the format drops."""
