@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +157,35 @@ def test_stop_and_interpreter_exit_remove_the_container(sandbox_image: str, tmp_
     assert done.returncode == 0 and value == "42"
     left = docker.from_env().containers.list(all=True, filters={"label": f"{LABEL}={run_id}"}, ignore_removed=True)
     assert left == [] and not Path(folder).exists()
+
+
+HOLDER = """
+import sys, time
+from autogen.coding import CodeBlock
+from agents.sandbox.ag2_kernel_executor import SandboxKernelExecutor
+ex = SandboxKernelExecutor(image=sys.argv[1])
+ex.execute_code_blocks([CodeBlock(code="data = list(range(10))", language="python")])
+print(ex.run_id, ex.work_dir, flush=True)
+time.sleep(600)
+"""
+
+
+def test_kill_9_of_the_holder_leaves_no_container(sandbox_image: str) -> None:
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, sandbox_image], stdout=subprocess.PIPE, text=True,
+                              cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert holder.stdout is not None
+        run_id, folder = holder.stdout.readline().split()
+    finally:
+        holder.kill()  # SIGKILL: no atexit, no stop(); the watchdog removes the container and the work_dir
+        holder.wait()
+    client = docker.from_env()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (Path(folder).exists() or client.containers.list(
+            all=True, filters={"label": f"{LABEL}={run_id}"}, ignore_removed=True)):
+        time.sleep(0.25)
+    assert client.containers.list(all=True, filters={"label": f"{LABEL}={run_id}"}, ignore_removed=True) == []
+    assert not Path(folder).exists()
 
 
 def test_a_c_block_runs_as_a_process_between_two_kernel_blocks(tmp_path: Path) -> None:
