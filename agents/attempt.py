@@ -137,7 +137,8 @@ def run_attempt(setup: AttemptSetup, attempt: int, message: str,
                                        system_message=(developer.system_text if developer else None)
                                        or scenario.assistant.system_text
                                        or system_message(files_task, scenario.sandbox.languages,
-                                                         scenario.sandbox.session == "kernel"),
+                                                         scenario.sandbox.session == "kernel",
+                                                         scenario.sandbox.installed),
                                        is_termination_msg=policy.assistant_ends,
                                        max_consecutive_auto_reply=setup.limit + ASSISTANT_LIMIT_HEADROOM,
                                        human_input_mode="NEVER")

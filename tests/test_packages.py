@@ -306,3 +306,15 @@ def test_hostile_cases_are_contained_in_the_web_image(web_image):
                            "-k", cases], capture_output=True, text=True, cwd=ROOT, timeout=900,
                           env={**os.environ, "CODEDUET_TEST_IMAGE": web_image})
     assert proc.returncode == 0 and " passed" in proc.stdout and "failed" not in proc.stdout, proc.stdout[-3000:]
+
+
+def test_the_system_prompt_names_what_the_image_adds_and_nothing_when_it_adds_nothing():
+    from agents.prompts import system_message
+
+    backend = SandboxConfig(preset="backend")
+    text = system_message(False, backend.languages, False, backend.installed)
+    assert "Python packages fastapi, flask, httpx" in text and "Node modules express, supertest" in text
+    crates = SandboxConfig(packages={"rust": ["itoa==1.0.11"]})
+    text = system_message(False, crates.languages, False, crates.installed)
+    assert "Rust crates itoa==1.0.11" in text and "(only the crates named below, offline)" in text
+    assert system_message() == system_message(packages=SandboxConfig().installed)  # a plain sandbox: unchanged

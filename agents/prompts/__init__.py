@@ -55,7 +55,30 @@ def render_from(folder: Path, name: str, **values: object) -> str:
     return template(name, folder).safe_substitute({k: str(v) for k, v in values.items()}).strip()
 
 
-def system_message(files: bool = False, languages: list[str] | tuple[str, ...] = (), kernel: bool = False) -> str:
+def system_message(files: bool = False, languages: list[str] | tuple[str, ...] = (), kernel: bool = False,
+                   packages: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ())) -> str:
+    """The default self-debug system message (`base_system_message`), and when the sandbox has packages beyond the
+    base image's (a preset's, or declared: Debian's, PyPI's, crates; `packages`), one more line that names them, so
+    a small model uses the Flask or the crate that is there instead of the standard library's or a missing one."""
+    base = base_system_message(files, languages, kernel)
+    line = installed_line(*packages)
+    if line and "rust" in languages and packages[2]:
+        base = base.replace("(no crates from crates.io)", "(only the crates named below, offline)")
+    return f"{base}\n\n{line}" if line else base
+
+
+def installed_line(debian: tuple[str, ...] = (), python: tuple[str, ...] = (), rust: tuple[str, ...] = ()) -> str:
+    """'Installed in the sandbox: ...' for the packages a preset or a scenario adds ('' for none)."""
+    py = [d.removeprefix("python3-") for d in debian if d.startswith("python3-")] + [r.split("==")[0] for r in python]
+    node = [d.removeprefix("node-") for d in debian if d.startswith("node-")]
+    parts = [f"Python packages {', '.join(py)}"] if py else []
+    parts += [f"Node modules {', '.join(node)} (require them by name)"] if node else []
+    parts += [f"Rust crates {', '.join(rust)} (list them in Cargo.toml at these versions)"] if rust else []
+    parts += ["a headless Chromium (the checks open your pages in it)"] if any("chromium" in d for d in debian) else []
+    return render("installed", packages="; ".join(parts)) if parts else ""
+
+
+def base_system_message(files: bool = False, languages: list[str] | tuple[str, ...] = (), kernel: bool = False) -> str:
     """The default self-debug system message for small local models: for a task about Python files (`files`), the
     one that also teaches `# filename:` (system_files.md); otherwise the script prompt, unchanged since v4, since
     the file rules changed the 1.5B model's greedy script for clean_emails from right to wrong. A sandbox with

@@ -184,6 +184,11 @@ class SandboxConfig(Strict):
         return tuple(sorted({*preset_debian(self.preset), *self.packages.debian}))
 
     @property
+    def installed(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+        """What the image adds for the code to use (the system prompt names it): Debian's, PyPI's and the crates."""
+        return self.debian_packages, tuple(self.packages.python), tuple(self.packages.rust)
+
+    @property
     def build_command(self) -> str:
         """The `sandbox build` command line that makes this sandbox's image (without a scenario file)."""
         parts = [f"{COMMAND} sandbox build"]
