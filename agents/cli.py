@@ -89,6 +89,8 @@ def run(scenarios: List[Path] = typer.Argument(..., metavar="SCENARIO", help="On
                                               "kernel runs the Python blocks in one live interpreter."),
         team: bool = typer.Option(False, "--team", help="A Planner → Developer → QA team writes the code (a "
                                   "scenario's own `team:` wins)."),
+        baseline: bool = typer.Option(False, "--baseline", help="The paper's static baseline: one reply, run once, "
+                                      "judged by the checks, no feedback, no team (docs/STRATEGY.md)."),
         json_out: bool = typer.Option(False, "--json",
                                       help="Print a JSON summary instead of the conversation.")) -> None:
     """Run scenario(s); exit 0 success, 1 failed/max_replies/timeout, 2 bad input, 3 environment, 130 Ctrl-C."""
@@ -102,7 +104,8 @@ def run(scenarios: List[Path] = typer.Argument(..., metavar="SCENARIO", help="On
         if ray is not None:
             raise typer.Exit(run_ray_batch(scenarios, ray, jobs, dict(model=model, max_auto_reply=max_auto_reply,
                                            human=mode, attempts=attempts, max_seconds=max_seconds,
-                                           languages=language_list(languages), session=session, team=team),
+                                           languages=language_list(languages), session=session, team=team,
+                                           baseline=baseline),
                                            workspace, json_out))
         if len(scenarios) > 1:
             refuse_attended_batch(scenarios, mode)
@@ -110,11 +113,12 @@ def run(scenarios: List[Path] = typer.Argument(..., metavar="SCENARIO", help="On
                                     ("--attempts", attempts), ("--max-seconds", max_seconds),
                                     ("--workspace", workspace), ("--languages", languages),
                                     ("--session", session))
-                     if v is not None for a in (k, str(v))] + (["--team"] if team else [])
+                     if v is not None for a in (k, str(v))] + (["--team"] if team else []) + \
+                (["--baseline"] if baseline else [])
             raise typer.Exit(run_batch(scenarios, extra, jobs or 1, json_out))
         opts = RunOptions(model=model, max_auto_reply=max_auto_reply, human=mode, workspaces=workspace,
                           attempts=attempts, max_seconds=max_seconds, languages=language_list(languages),
-                          session=session, team=team)
+                          session=session, team=team, baseline=baseline)
         raise typer.Exit(run_one(scenarios[0], opts, json_out, human=human_input(console)))
 
 

@@ -34,14 +34,28 @@ def run_facts(t: dict[str, Any]) -> dict[str, Any]:
     runs = [e for m in reports for e in (m["outcome"].get("executions") or [])]
     team = bool((t.get("scenario") or {}).get("team"))
     first_errors = errors(reports[0]["outcome"]) if reports else None
-    return {"setup": "team" if team else "pair", "success": t.get("status") == "success",
+    first_reply = next((m for m in t.get("messages") or [] if m.get("role") == "assistant" and m.get("code_blocks")),
+                       {})
+    last_runs = (final[-1]["outcome"].get("executions") or []) if final else []
+    return {"setup": t.get("setup") or ("team" if team else "pair"), "success": t.get("status") == "success",
+            "first_lines": sum(1 for b in first_reply.get("code_blocks") or [] for ln in str(b.get("code")).splitlines()
+                               if ln.strip()),
+            # the paper's execution success: the final program built and ran without an error (right or not)
+            "final_ran": bool(last_runs) and all(clean(e) for e in last_runs),
+            "abnormal": any(e.get("timed_out") or e.get("oom_killed") or e.get("sandbox_lost") for e in runs),
             "first_passed": bool(reports) and bool(reports[0]["outcome"].get("success")),
             "refinements": max(len(reports) - 1, 0), "initial_errors": first_errors,
             "final_errors": errors(final[-1]["outcome"]) if final else None,
             "executions": len(runs),
             # a server stopped as servers are ran cleanly too (agents/sandbox/servers.py)
-            "clean_executions": sum(1 for e in runs if (e.get("exit_code") == 0 or e.get("server"))
-                                    and not e.get("timed_out") and not e.get("oom_killed"))}
+            "clean_executions": sum(1 for e in runs if clean(e))}
+
+
+def clean(execution: dict[str, Any]) -> bool:
+    """An execution that ran to its end without an error: exit 0, or a server stopped as servers are
+    (agents/sandbox/servers.py), or a command-line tool's usage exit; not stopped at a limit."""
+    ok = execution.get("exit_code") == 0 or execution.get("server") or execution.get("usage")
+    return bool(ok) and not execution.get("timed_out") and not execution.get("oom_killed")
 
 
 def batch_metrics(facts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -56,14 +70,18 @@ def batch_metrics(facts: list[dict[str, Any]]) -> dict[str, Any]:
     executions = sum(f["executions"] for f in facts)
     spread: dict[str, int] = {}
     for k in fixed:
-        key = str(k) if k < 3 else "3+"
+        key = str(k) if k <= 3 else "more"
         spread[key] = spread.get(key, 0) + 1
+    lines = sum(f.get("first_lines") or 0 for f in facts)
     return {"runs": n,
             "execution_success_rate": round(sum(f["success"] for f in facts) / n, 3),
             "single_pass_success_rate": round(sum(f["first_passed"] for f in facts) / n, 3),
             "average_refinement_iterations": round(mean(fixed), 2) if fixed else None,
             "refinements_to_success": spread,
+            "paper_execution_success_rate": round(sum(bool(f.get("final_ran")) for f in facts) / n, 3),
             "initial_error_density": round(initial / n, 3),
+            "initial_errors_per_line": round(initial / lines, 4) if lines else None,
+            "runs_within_limits": round(sum(not f.get("abnormal") for f in facts) / n, 3),
             "error_reduction_ratio": round((initial - final) / initial, 3) if initial else None,
             "execution_stability_rate": round(sum(f["clean_executions"] for f in facts) / executions, 3)
             if executions else None}
@@ -74,8 +92,11 @@ def metrics_lines(metrics: dict[str, Any]) -> list[str]:
     if not metrics.get("runs"):
         return []
     labels = (("execution_success_rate", "execution success rate"), ("single_pass_success_rate", "single-pass"),
+              ("paper_execution_success_rate", "ran without errors (the paper's ESR)"),
               ("average_refinement_iterations", "average refinement iterations"),
-              ("initial_error_density", "initial error density"), ("error_reduction_ratio", "error reduction ratio"),
-              ("execution_stability_rate", "execution stability rate"))
+              ("initial_error_density", "initial error density"),
+              ("initial_errors_per_line", "initial errors per line"),
+              ("error_reduction_ratio", "error reduction ratio"),
+              ("execution_stability_rate", "execution stability rate"), ("runs_within_limits", "runs within limits"))
     parts = [f"{label} {'-' if metrics.get(key) is None else metrics[key]}" for key, label in labels]
     return ["metrics (docs/STRATEGY.md): " + " · ".join(parts)]

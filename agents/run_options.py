@@ -29,6 +29,9 @@ class RunOptions:
     """Override the scenario's sandbox.session: process | kernel (`--session kernel`)."""
     team: bool = False
     """`--team`: a scenario without a `team:` runs with the built-in Planner → Developer → QA team."""
+    baseline: bool = False
+    """`--baseline`: the paper's static baseline: the same model, one reply run once, no decomposition, no
+    feedback (one attempt, one candidate, no re-asks, max_consecutive_auto_reply 0, no team)."""
     history: list[dict[str, Any]] = field(default_factory=list)
     """Prior messages ({sender_role: assistant|user_proxy, content}) to seed, for resume."""
     parent: dict[str, Any] | None = None

@@ -100,8 +100,10 @@ def overridden(scenario: Scenario, opts: RunOptions) -> Scenario:
         scenario = scenario.model_copy(update={"strategy": scenario.strategy.model_copy(update=overrides)})
     if opts.languages and not set(opts.languages) <= set(scenario.sandbox.languages):
         scenario = scenario.model_copy(update={"sandbox": with_languages(scenario.sandbox, opts.languages)})
-    if opts.team and not scenario.team:
+    if opts.team and not scenario.team and not opts.baseline:
         scenario = scenario.model_copy(update={"team": [RoleConfig(role=r) for r in TEAM_ROLES]})
+    if opts.baseline:
+        scenario = baseline(scenario)
     if opts.session and opts.session != scenario.sandbox.session:
         try:
             sandbox = SandboxConfig.model_validate({**scenario.sandbox.model_dump(exclude_unset=True),
@@ -111,6 +113,25 @@ def overridden(scenario: Scenario, opts: RunOptions) -> Scenario:
                                 if hasattr(exc, "errors") else str(exc)) from None
         scenario = scenario.model_copy(update={"sandbox": sandbox})
     return scenario
+
+
+BASELINE = {"attempts": 1, "candidates": 1, "max_resamples": 0, "repeat_reasks": 0, "reask_candidates": 1,
+            "summary": False}
+"""The strategy of the paper's static baseline: one reply, greedy, run once."""
+
+
+def baseline(scenario: Scenario) -> Scenario:
+    """The scenario as the paper's static baseline runs it: one reply of the developer (no planner, no QA), run once
+    and judged by the checks, with no feedback to the model (the proxy's reply limit 0: the first reply runs and the
+    conversation ends on its report)."""
+    return scenario.model_copy(update={
+        "strategy": scenario.strategy.model_copy(update=BASELINE), "team": None,
+        "user_proxy": scenario.user_proxy.model_copy(update={"max_consecutive_auto_reply": 0})})
+
+
+def setup_name(scenario: Scenario, opts: RunOptions) -> str:
+    """baseline, pair or team: how the run's code was written (the metrics group runs by it)."""
+    return "baseline" if opts.baseline else "team" if scenario.team else "pair"
 
 
 def resumed_memory(history: list[dict[str, Any]]) -> RepeatMemory:
@@ -134,7 +155,8 @@ def open_run(scenario: Scenario, opts: RunOptions, display: Display, human: Huma
     run_dir, run_id = new_run_dir(opts.workspaces or default_workspaces(), scenario.name or "run")
     if os.environ.get(KEEP_SCENARIO_ENV) and scenario.path is not None and scenario.path.is_file():
         shutil.copyfile(scenario.path, run_dir / SCENARIO_FILE)  # a typed task's scenario stays with its run
-    limit = scenario.user_proxy.max_consecutive_auto_reply if opts.max_auto_reply is None else opts.max_auto_reply
+    limit = scenario.user_proxy.max_consecutive_auto_reply if opts.max_auto_reply is None or opts.baseline \
+        else opts.max_auto_reply
     mode = (opts.human or scenario.user_proxy.human_input_mode).upper()
     recorder = JsonlRecorder(run_dir, {
         "run_id": run_id, "run_dir": str(run_dir), "scenario": scenario.snapshot(), "model": provider.describe(),
@@ -142,6 +164,7 @@ def open_run(scenario: Scenario, opts: RunOptions, display: Display, human: Huma
                     "network": scenario.sandbox.network, **image_packages(scenario.sandbox)},
         "warnings": warnings_for(scenario.sandbox),
         "human_input_mode": mode, "max_consecutive_auto_reply": limit, "prompt_version": PROMPT_VERSION,
+        "setup": setup_name(scenario, opts),
         "strategy": scenario.strategy.model_dump(), "parent": opts.parent,
         "process": {"pid": os.getpid(), "host": socket.gethostname()}}, secrets=provider.secrets())
     setup = AttemptSetup(scenario, provider, recorder, display, resumed_memory(opts.history), run_dir, run_id, limit,

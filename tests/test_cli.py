@@ -203,8 +203,11 @@ def test_batch_json_is_one_summary_line_per_scenario(sandbox_image, scenario_fil
         ("good.yaml", "success", 0), ("bad.yaml", "max_replies", 1)]
     assert batch["batch"]["runs"] == 2 and batch["batch"]["execution_success_rate"] == 0.5
     assert batch["batch"]["single_pass_success_rate"] == 0.5 and batch["batch"]["execution_stability_rate"] == 0.5
-    assert rows[1]["metrics"] == {"setup": "pair", "success": False, "first_passed": False, "refinements": 0,
+    assert rows[1]["metrics"] == {"setup": "pair", "success": False, "first_lines": 1, "final_ran": False,
+                                  "abnormal": False, "first_passed": False, "refinements": 0,
                                   "initial_errors": 1, "final_errors": 1, "executions": 1, "clean_executions": 0}
+    assert batch["batch"]["paper_execution_success_rate"] == 0.5 and batch["batch"]["initial_errors_per_line"] == 0.5
+    assert batch["batch"]["runs_within_limits"] == 1.0
     assert all(Path(r["run_dir"]).parent.parent == ws and r["executions"] == 1 for r in rows)
 
 
