@@ -11,12 +11,13 @@ from typing import Callable
 
 from agents.budget import TimeBudget
 from agents.checks import run_checks
-from agents.codeblocks import SHELLS, classify_reply, extract_code_blocks, first_command
+from agents.codeblocks import SHELLS, CodeBlock, classify_reply, extract_code_blocks, first_command
 from agents.dropped_defs import with_needed
 from agents.feedback import Outcome, code_ask, execution_feedback, rewrite_in, runs_here
 from agents.figures import figures_of, table_of
 from agents.prompts import render
 from agents.protocols import Display, Executor
+from agents.sandbox.filenames import task_filename
 from agents.scenario import Scenario
 from agents.usage_exit import is_usage_exit
 from agents.workspace_view import changes, hidden, redefined_modules, snapshot
@@ -38,7 +39,7 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
     languages = scenario.sandbox.languages
     if kind in ("empty", "unclosed", "no_code"):
         return Outcome(kind, feedback=render(kind, what=code_ask(content, languages, kind)))
-    blocks = extract_code_blocks(content)
+    blocks = [named_by_task(b, scenario) for b in extract_code_blocks(content)]
     # Python, shell and the sandbox's languages to run, and files to save (`# filename:`)
     runnable = [b for b in blocks if b.runs_in(languages) or b.filename is not None]
     not_run = [b.language for b in blocks if b not in runnable and not b.shown_only]  # said, never dropped silently
@@ -90,3 +91,15 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
     outcome.feedback = execution_feedback(outcome, workspace, scenario.about_files(), languages,
                                           scenario.sandbox.session == "kernel")
     return outcome
+
+
+def named_by_task(block: CodeBlock, scenario: Scenario) -> CodeBlock:
+    """A Python block headed by a comment that names a file the task or a check names (`# app.py: Flask web
+    service`) is that file, as `# filename: app.py` would make it: saved there, then run."""
+    if block.filename is not None or block.runnable_as != "python":
+        return block
+    name = task_filename(block.code, scenario.task + "\n" + "\n".join(c.label() for c in scenario.checks))
+    if name is None:
+        return block
+    body = block.code.lstrip("\n").split("\n", 1)
+    return CodeBlock(block.language, f"# filename: {name}\n" + (body[1] if len(body) > 1 else ""))

@@ -64,3 +64,20 @@ def test_a_check_that_runs_a_file_the_code_was_never_saved_as_says_how_to_save_i
     report = load_transcript(result.run_dir)["messages"][2]["content"]
     assert "The check needs the file `app.py`, which does not exist: your code ran as a throwaway script " \
            "(block01.py)" in report and "`# filename: app.py` as its first line" in report
+
+
+HEADED = "```python\n# app.py: the service\nprint('serving')\n```"
+
+
+def test_a_block_headed_by_the_file_the_task_names_is_saved_as_that_file(loop_file, workspaces):
+    path = loop_file([HEADED], task="Write app.py, which prints serving.", checks=[{"command": "python3 app.py"}])
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    assert (result.run_dir / "workspace" / "app.py").read_text().startswith("# filename: app.py\n")
+
+
+def test_a_comment_naming_a_file_nobody_asked_for_stays_a_comment(loop_file, workspaces):
+    path = loop_file(["```python\n# helper.py: notes\nprint('serving')\n```"], task="Print serving.",
+                     checks=[{"stdout_contains": "serving"}])
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success" and not (result.run_dir / "workspace" / "helper.py").exists()

@@ -73,6 +73,22 @@ def declared_filename(code: str, bare: bool = False) -> str | None:
     return bare.group(1) if bare and language_of_path(bare.group(1)) is not None else None
 
 
+TASK_FILE = re.compile(r"^#\s*([\w][\w./-]*\.py)\s*(?:$|[:\u2014\u2013-]\s)")
+"""A Python block's first-line comment that starts with a file name, alone or before a description
+(`# app.py`, `# app.py: Flask web service`)."""
+
+
+def task_filename(code: str, named: str) -> str | None:
+    """The file a Python block's first-line comment names when the task or a check names the same file (`named`:
+    their text): every candidate the 1.5B wrote for a Flask task headed its app `# app.py: Flask web service`, and
+    the check's `python3 app.py` found no app.py. A comment naming a file nobody asked for stays a comment."""
+    first = code.lstrip("\n").split("\n", 1)[0].strip()
+    match = TASK_FILE.match(first)
+    if match is None or not re.search(rf"(?<![\w./-]){re.escape(match.group(1))}(?![\w-])", named):
+        return None
+    return match.group(1)
+
+
 BARE_SOURCE = re.compile(r"^//\s*([\w][\w./-]*\.\w+)\s*$")
 """A `// src/lib.rs` first line without `filename:`, as models write it over a C, C++, Go, Rust or JavaScript file
 (AG2 takes any first-line comment as the name): only a lone path with one of those languages' suffixes counts, so
