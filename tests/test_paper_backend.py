@@ -12,6 +12,7 @@ import pytest
 
 from agents.conversation import RunOptions, run_scenario
 from agents.scenario import Scenario, load_scenario
+from agents.transcript import load_transcript
 from tests.conftest import ROOT
 from tests.helpers import toolchains_image
 
@@ -35,6 +36,13 @@ def scripted(path: Path, reply: str) -> Scenario:
     scenario.strategy.candidates = 1
     scenario.user_proxy.max_consecutive_auto_reply = 1
     return scenario
+
+
+def failed_checks(result) -> str:
+    """The details of the checks that failed in a run (for an assertion's message)."""
+    messages = load_transcript(result.run_dir)["messages"]
+    checks = [c for m in messages if m["role"] == "execution" for c in m["outcome"]["checks"]]
+    return "\n".join(f"{c['name']}: {c['detail']}" for c in checks if not c["passed"]) or result.reason
 
 
 def test_the_suite_has_ten_local_model_scenarios_with_hidden_checks_and_references():
@@ -62,7 +70,7 @@ def toolchains() -> str:
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
 def test_reference_passes_every_check_in_one_turn(path: Path, toolchains, workspaces):
     result = run_scenario(scripted(path, reference(path)), RunOptions(workspaces=workspaces))
-    assert result.status == "success", result.reason
+    assert result.status == "success", failed_checks(result)
     assert result.totals["turns"] == 1
 
 
