@@ -372,7 +372,7 @@ def test_a_newer_compiler_is_told_apart_from_a_failure_by_the_compiler_s_own_err
     lowered = ["go.mod directive lowered 1.26 -> 1.24"]
     build = "# doubleit\n./double_it.go:9:5: wg.Go undefined (type sync.WaitGroup has no field or method Go)\n"
     assert newer_compiler(build, VERSIONS, lowered) == (
-        "needs go >= 1.26: the example does not build with its go.mod lowered to 1.24 (wg.Go undefined (type "
+        "needs go >= 1.26: the example and its tests do not build with go.mod lowered to 1.24 (wg.Go undefined (type "
         "sync.WaitGroup has no field or method Go) at ./double_it.go:9)")
     assert newer_compiler(build, VERSIONS) is None  # nothing lowered: a build error is the code's own
     within = "./x.go:5:2: for range over int requires go1.22 or later (-lang was set to go1.21; check go.mod)"
@@ -401,8 +401,8 @@ def test_today_s_tracks_lowered_and_newer_compilers_listed_apart_under_both_prot
     assert too_old["count-newer"]["found"] == "manifest"
     assert too_old["count-vowels"]["reason"].startswith("needs a rustc newer than 1.85: use of unstable library "
                                                         "feature `unsigned_is_multiple_of` (`is_multiple_of` at")
-    assert too_old["double-wait"]["reason"].startswith("needs go >= 1.26: the example does not build with its "
-                                                       "go.mod lowered to 1.24 (")
+    assert too_old["double-wait"]["reason"].startswith("needs go >= 1.26: the example and its tests do not build "
+                                                       "with go.mod lowered to 1.24 (")
     assert "wg.Go undefined" in too_old["double-wait"]["reason"], too_old["double-wait"]
     for proto in ("aider", "codeduet"):
         go, rust = (summary["protocols"][proto]["languages"][lang] for lang in ("go", "rust"))

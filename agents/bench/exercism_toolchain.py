@@ -94,7 +94,7 @@ def newer_compiler(output: str, versions: dict[str, str], adapted: list[str] | N
     lowered = next((m for note in adapted or [] if (m := re.search(r"lowered (\S+) -> (\S+)", note))), None)
     build = re.search(r"^\s*(\S+?\.go:\d+):\d+: (.+)", output, re.MULTILINE)
     if lowered and build:
-        return (f"needs go >= {lowered[1]}: the example does not build with its go.mod lowered to {lowered[2]} "
+        return (f"needs go >= {lowered[1]}: the example and its tests do not build with go.mod lowered to {lowered[2]} "
                 f"({build[2].strip()} at {build[1]})")
     if m := re.search(r"requires rustc ([\d.]+) or newer", output):
         return f"needs rustc >= {m[1]} (the image has rustc {rustc})"
