@@ -53,6 +53,8 @@ def test_ten_scenarios_each_local_with_hidden_checks_and_a_reference():
         text = reference(path)
         assert text.count("```") >= 2 and text.count("```") % 2 == 0, f"{path.stem}: unclosed code block"
         assert "filename:" in text, f"{path.stem}: the reference saves no file"
+    orphans = {p.stem for p in (FOLDER / "reference").glob("*.md")} - {p.stem for p in SCENARIOS}
+    assert not orphans, f"references without a scenario: {orphans}"
 
 
 @pytest.fixture(scope="module")
