@@ -22,6 +22,8 @@ from agents.sandbox.servers import seconds, server_line
 from agents.workspace_view import current_text, files_changed_text, project_files, quote_frames
 
 TRACEBACK = "Traceback (most recent call last):"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+"""A terminal colour or cursor code: noise to a model reading a log."""
 FRAME = re.compile(r'^\s*File "([^"]+)", line \d+')
 
 
@@ -231,6 +233,7 @@ def _failure(last: ExecResult) -> tuple[str, str]:
 def condensed(output: str) -> str:
     """A failed block's output as the model reads it: a Python traceback cut to the user's own frames; a compiler's,
     a sanitizer's or a runtime's report led by its first errors (agents/compiler_output.py); else as it is."""
+    output = ANSI.sub("", output)
     if TRACEBACK in output:
         return shorten_traceback(output)
     return summarize(output) or output.strip()
@@ -245,8 +248,9 @@ def _output(outcome: Outcome) -> str:
 
 
 def _log(result: ExecResult) -> str:
-    """A block's output; a server's without the sandbox's note on it (the report says it in words)."""
-    text = result.output.rstrip()
+    """A block's output without terminal colours (Flask's and werkzeug's log is coloured); a server's without the
+    sandbox's note on it (the report says it in words)."""
+    text = ANSI.sub("", result.output).rstrip()
     note = f"[codeduet: {server_line(result.server)};" if result.server else None
     cut = text.rfind(note) if note else -1
     return text[:cut].rstrip() + text[text.find("]", cut) + 1:] if cut >= 0 else text
