@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from agents.check_http import HttpCheck
+from agents.checks import CommandCheck
 from agents.conversation import RunOptions, run_scenario
 from agents.scenario import Scenario, load_scenario
 from agents.transcript import load_transcript
@@ -51,11 +53,13 @@ def test_the_suite_has_ten_local_model_scenarios_with_hidden_checks_and_referenc
         scenario = load_scenario(path)
         assert scenario.name == path.stem and scenario.model == "local", path.stem
         assert scenario.sandbox.preset == "backend", path.stem
-        assert scenario.checks, f"{path.stem}: no checks"
-        assert (SUITE / "reference" / f"{path.stem}.md").is_file(), f"{path.stem}: no reference"
-        for check in scenario.checks:  # hidden test files exist beside the scenario
-            for source in getattr(check, "files", {}).values():
-                assert (SUITE / source).exists(), f"{path.stem}: {source} is missing"
+        assert scenario.user_proxy.max_consecutive_auto_reply == 5, path.stem
+        assert any(isinstance(check, HttpCheck) for check in scenario.checks), f"{path.stem}: no http check"
+        for check in scenario.checks:
+            assert isinstance(check, (HttpCheck, CommandCheck)), f"{path.stem}: {check.label()}"
+            for hidden in getattr(check, "files", {}).values():  # hidden tests beside the scenario, its own folder
+                assert (SUITE / hidden).is_file() and hidden.startswith(f"checks/{path.stem}/"), hidden
+        assert "filename:" in reference(path), f"{path.stem}: the reference saves no file"
     orphans = {p.stem for p in (SUITE / "reference").glob("*.md")} - {p.stem for p in SCENARIOS}
     assert not orphans, f"references without a scenario: {orphans}"
 
