@@ -2,9 +2,27 @@
 // are exact in double and compared with ==.
 #include <catch2/catch_test_macros.hpp>
 
+#include <sstream>
 #include <stdexcept>
+#include <string>
 
 #include "matrix.hpp"
+
+// A failed check shows the matrices row by row, as {{1, 2}, {3, 4}} (2x2), not {?}.
+template <>
+struct Catch::StringMaker<Matrix> {
+    static std::string convert(const Matrix& m) {
+        std::ostringstream out;
+        out << "{";
+        for (std::size_t r = 0; r < m.rows(); r++) {
+            out << (r ? ", {" : "{");
+            for (std::size_t c = 0; c < m.cols(); c++) out << (c ? ", " : "") << m(r, c);
+            out << "}";
+        }
+        out << "} (" << m.rows() << "x" << m.cols() << ")";
+        return out.str();
+    }
+};
 
 TEST_CASE("a new matrix has its shape and zeros") {
     Matrix m(2, 3);

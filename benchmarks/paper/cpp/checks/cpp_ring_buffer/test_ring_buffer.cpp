@@ -1,4 +1,5 @@
 // Hidden Catch2 tests for cpp_ring_buffer, built under ASan and UBSan.
+#define CATCH_CONFIG_ENABLE_OPTIONAL_STRINGMAKER  // a failed check shows the optional's value
 #include <catch2/catch_test_macros.hpp>
 
 #include <optional>

@@ -1,4 +1,5 @@
 // Hidden Catch2 tests for cpp_word_count, built with wordcount.cpp under ASan and UBSan.
+#define CATCH_CONFIG_ENABLE_PAIR_STRINGMAKER  // a failed check shows the pairs, not {?}
 #include <catch2/catch_test_macros.hpp>
 
 #include <map>
