@@ -42,6 +42,8 @@ def missing_file_note(output: str, workspace: Path | None) -> str:
     path = missing_path(output)
     if path is None or workspace is None:
         return ""
+    if "\\n" in path or "\n" in path:  # the data itself was given where a file name goes (pd.read_csv(text))
+        return render("data_as_path", start=path.replace("\\n", " ").strip()[:40])
     rel = relative(path, workspace)
     if rel and (workspace / rel).exists():  # it is there now (a later block wrote it): nothing to say
         return ""

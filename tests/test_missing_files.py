@@ -81,3 +81,9 @@ def test_a_comment_naming_a_file_nobody_asked_for_stays_a_comment(loop_file, wor
                      checks=[{"stdout_contains": "serving"}])
     result = run_scenario(load_scenario(path), RunOptions())
     assert result.status == "success" and not (result.run_dir / "workspace" / "helper.py").exists()
+
+
+def test_the_data_itself_given_as_a_file_name_is_told_to_use_stringio(tmp_path: Path):
+    output = "FileNotFoundError: [Errno 2] No such file or directory: '\\ncity,amount\\nOslo,120\\n'"
+    note = missing_file_note(output, tmp_path)
+    assert "was given where a file name goes" in note and "io.StringIO(text)" in note and "city,amount" in note
