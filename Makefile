@@ -87,6 +87,7 @@ docs: venv
 	$(PYTHON) -m tests.cli_reference
 
 test: setup image-languages
+	$(BIN)/ruff check agents benchmarks tests run.py
 	$(PYTHON) -m pytest $(PYTEST_ARGS)
 
 test-fast: venv image image-languages
