@@ -170,8 +170,9 @@ class DockerExecutor:
         self._close_client()  # a lost container's replacement gets a new client
         self.client = docker_client()
         self.image = resolve_image(self.cfg.image, self.cfg.languages, self.client, self.cfg.debian_packages,
-                                   self.cfg.packages.python)
-        self.image_id = ensure_image(self.image, self.client, self.cfg.languages, python=self.cfg.packages.python)
+                                   self.cfg.packages.python, self.cfg.packages.rust)
+        self.image_id = ensure_image(self.image, self.client, self.cfg.languages, python=self.cfg.packages.python,
+                                     rust=self.cfg.packages.rust)
         self.image_packages = pinned(image_status(self.image, self.client).get("labels") or {})
         self.workspace.mkdir(parents=True, exist_ok=True)
         if self.reaper is None:  # before the container: no moment without a cleaner
