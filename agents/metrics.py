@@ -10,6 +10,8 @@ from __future__ import annotations
 from statistics import mean
 from typing import Any
 
+from agents.compiler_output import summarize
+
 NOT_RUN = {"setup": "?", "success": False, "first_passed": False, "refinements": 0, "initial_errors": None,
            "final_errors": None, "executions": 0, "clean_executions": 0}
 """The facts of a batch row with no transcript (it ended in an error before running): a failed run."""
@@ -40,8 +42,10 @@ def run_facts(t: dict[str, Any]) -> dict[str, Any]:
     return {"setup": t.get("setup") or ("team" if team else "pair"), "success": t.get("status") == "success",
             "first_lines": sum(1 for b in first_reply.get("code_blocks") or [] for ln in str(b.get("code")).splitlines()
                                if ln.strip()),
-            # the paper's execution success: the final program built and ran without an error (right or not)
-            "final_ran": bool(last_runs) and all(clean(e) for e in last_runs),
+            # the paper's execution success: the final program built and ran without an error (right or not); a
+            # file that only was saved (a C library without main) is built by its check: its errors count too
+            "final_ran": bool(last_runs) and all(clean(e) for e in last_runs)
+            and not any(build_or_run_error(c) for c in final[-1]["outcome"].get("checks") or []),
             "abnormal": any(e.get("timed_out") or e.get("oom_killed") or e.get("sandbox_lost") for e in runs),
             "first_passed": bool(reports) and bool(reports[0]["outcome"].get("success")),
             "refinements": max(len(reports) - 1, 0), "initial_errors": first_errors,
@@ -49,6 +53,18 @@ def run_facts(t: dict[str, Any]) -> dict[str, Any]:
             "executions": len(runs),
             # a server stopped as servers are ran cleanly too (agents/sandbox/servers.py)
             "clean_executions": sum(1 for e in runs if clean(e))}
+
+
+RAN_BADLY = ("Traceback (most recent call last)", "before it listened on port", "uncaught exception",
+             "SyntaxError", "panic: ")
+"""Words of a failed check whose program did not build or crashed (beside the compiler's and sanitizers' errors
+that agents/compiler_output.py finds): a Python traceback, a server that died before listening, a page's error."""
+
+
+def build_or_run_error(check: dict[str, Any]) -> bool:
+    """A failed check that failed because the program did not build or crashed, not because its answer was wrong."""
+    detail = str(check.get("detail") or "")
+    return not check.get("passed") and (summarize(detail) is not None or any(w in detail for w in RAN_BADLY))
 
 
 def clean(execution: dict[str, Any]) -> bool:

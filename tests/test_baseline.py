@@ -42,3 +42,14 @@ def test_a_baseline_run_that_crashes_did_not_run_without_errors(loop_file, works
     facts = run_facts(t)
     assert facts["final_ran"] is False and facts["first_lines"] == 1
     assert batch_metrics([facts])["paper_execution_success_rate"] == 0.0
+
+
+def test_a_file_that_only_was_saved_but_does_not_build_did_not_run_without_errors():
+    """A C file without main is only saved (exit 0); its hidden check builds it: a compiler error there counts."""
+    from agents.metrics import build_or_run_error
+
+    assert build_or_run_error({"passed": False, "detail": "it exited with 1:\nbits.hpp:12:5: error: expected ';'"})
+    assert build_or_run_error({"passed": False, "detail": "`python3 app.py` exited with 1 before it listened on "
+                                                          "port 8000; its output:\nTraceback (most recent call last)"})
+    assert not build_or_run_error({"passed": False, "detail": "1 of 3 tests failed: test_sum\nassert 5 == 6"})
+    assert not build_or_run_error({"passed": True, "detail": ""})
