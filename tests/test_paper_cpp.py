@@ -16,7 +16,6 @@ from tests.conftest import ROOT
 
 SUITE = ROOT / "benchmarks" / "paper" / "cpp"
 NAMES = sorted(path.stem for path in SUITE.glob("*.yaml"))
-DO_NOTHING = "```python\npass\n```"
 FILENAME = re.compile(r"^```(c|cpp)\n// filename: (\S+)$", re.MULTILINE)
 
 
