@@ -18,8 +18,8 @@ def dry_run(target: str) -> str:
 def test_the_demo_installs_only_what_it_needs_and_the_tests_get_the_browser():
     demo, test = dry_run("demo"), dry_run("test")
     assert "for pkg in mmdebstrap;" in demo and "chromium" not in demo
-    assert "'.[local,ui]'" in demo and "'.[local,test,ray,ui,server]'" not in demo  # `codeduet ui` comes next
-    assert "for pkg in mmdebstrap chromium chromium-driver;" in test and "'.[local,test,ray,ui,server]'" in test
+    assert "'.[local,ui]'" in demo and "'.[local,test,ray,ui,server,export]'" not in demo  # `codeduet ui` comes next
+    assert "for pkg in mmdebstrap chromium chromium-driver;" in test and "'.[local,test,ray,ui,server,export]'" in test
     assert "run.py run scenarios/primes.yaml" in demo and "-m pytest" in test
 
 

@@ -191,7 +191,9 @@ def test_a_team_plans_fixes_with_a_structured_qa_report_and_every_role_is_record
     assert 'data-role="planner"' in page and 'data-role="qa"' in page
     facts = run_facts(t)
     assert facts == {"setup": "team", "success": True, "first_passed": False, "refinements": 1,
-                     "initial_errors": 1, "final_errors": 0, "executions": 2, "clean_executions": 1}
+                     "initial_errors": 1, "final_errors": 0, "executions": 2, "clean_executions": 1,
+                     "first_lines": facts["first_lines"], "final_ran": True, "abnormal": False}
+    assert facts["first_lines"] > 0
     metrics = batch_metrics([facts])
     assert metrics["execution_success_rate"] == 1.0 and metrics["average_refinement_iterations"] == 1
     assert metrics["error_reduction_ratio"] == 1.0 and metrics["execution_stability_rate"] == 0.5
