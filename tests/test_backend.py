@@ -17,7 +17,7 @@ from agents.conversation import RunOptions, run_scenario
 from agents.scenario import load_scenario
 from agents.transcript import load_transcript
 from tests.conftest import ROOT, py
-from tests.helpers import run_cli
+from tests.helpers import run_cli, toolchains_image
 
 pytestmark = pytest.mark.docker
 
@@ -26,15 +26,8 @@ SCENARIOS = ROOT / "scenarios"
 
 @pytest.fixture(scope="module")
 def backend_sandbox() -> str:
-    """The image of the backend preset (any built image that has its packages serves), built if missing."""
-    from agents.sandbox.config import SandboxConfig
-    from agents.sandbox.image import build_image, image_status, resolve_image
-
-    cfg = SandboxConfig(preset="backend")
-    tag = resolve_image(cfg.image, cfg.languages, None, cfg.debian_packages, cfg.packages.python)
-    if not image_status(tag).get("exists"):
-        build_image(tag, languages=cfg.languages, debian=cfg.debian_packages)
-    return tag
+    """The image the backend preset resolves to: the toolchains image with the web preset (built if missing)."""
+    return toolchains_image()
 
 
 def run(path: Path, root: Path) -> tuple[int, dict]:

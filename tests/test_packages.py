@@ -36,6 +36,7 @@ from agents.sandbox.presets import PRESETS
 from agents.scenario import load_scenario
 from agents.transcript import load_transcript
 from tests.conftest import ROOT, py
+from tests.helpers import toolchains_image
 
 ALL = ("c", "cpp", "go", "javascript", "rust")
 TABULATE = "tabulate==0.9.0"
@@ -254,10 +255,7 @@ WEB = image_tag(ALL, SandboxConfig(preset="web").debian_packages)
 @pytest.fixture(scope="module")
 def web_image() -> str:
     """The image with every toolchain and the web preset (`make image-languages` builds it), built if missing."""
-    from agents.sandbox.image import build_image, image_status
-
-    if not image_status(WEB).get("exists"):
-        build_image(WEB, languages=ALL, debian=SandboxConfig(preset="web").debian_packages)
+    assert toolchains_image() == WEB
     return WEB
 
 

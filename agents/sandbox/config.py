@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Literal
+from typing import Callable, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -59,26 +59,13 @@ class Packages(Strict):
     @field_validator("python")
     @classmethod
     def _python(cls, v: list[str]) -> list[str]:
-        out = {}
-        for req in v:
-            match = PYTHON_REQUIREMENT.fullmatch(str(req).strip())
-            if not match:
-                raise ValueError(f"'{req}' is not a PyPI requirement: use a name or name==version "
-                                 "(e.g. scikit-learn==1.5.2)")
-            name = python_name(match[1])
-            out[name] = f"{name}=={match[2]}" if match[2] else name
-        return sorted(out.values())
+        return pinnable(v, PYTHON_REQUIREMENT, python_name, "is not a PyPI requirement: use a name or name==version "
+                        "(e.g. scikit-learn==1.5.2)")
 
     @field_validator("rust")
     @classmethod
     def _rust(cls, v: list[str]) -> list[str]:
-        out = {}
-        for crate in v:
-            match = CRATE.fullmatch(str(crate).strip())
-            if not match:
-                raise ValueError(f"'{crate}' is not a crate: use a name or name==version (e.g. serde[derive]==1.0.210)")
-            out[match[1]] = f"{match[1]}=={match[2]}" if match[2] else match[1]
-        return sorted(out.values())
+        return pinnable(v, CRATE, str, "is not a crate: use a name or name==version (e.g. serde[derive]==1.0.210)")
 
     @field_validator("javascript")
     @classmethod
@@ -87,6 +74,19 @@ class Packages(Strict):
             raise ValueError("packages.javascript is not supported: the npm registry is not reachable; declare "
                              f"Debian's package instead (packages.debian: [node-{str(v[0]).lstrip('@')}])")
         return v
+
+
+def pinnable(values: list[str], pattern: re.Pattern[str], name: Callable[[str], str], problem: str) -> list[str]:
+    """Declared packages as `name` or `name==version` (each name once, the last declaration winning), sorted; a
+    value the pattern does not read is a ValueError saying `problem`."""
+    out = {}
+    for value in values:
+        match = pattern.fullmatch(str(value).strip())
+        if not match:
+            raise ValueError(f"'{value}' {problem}")
+        key = name(match[1])
+        out[key] = f"{key}=={match[2]}" if match[2] else key
+    return sorted(out.values())
 
 
 class SandboxConfig(Strict):
