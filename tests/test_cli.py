@@ -168,6 +168,7 @@ ORPHAN = textwrap.dedent("""
 """)
 
 
+@pytest.mark.serial  # `sandbox clean` removes every orphan, other tests' too
 def test_sandbox_clean_removes_orphans(sandbox_image, tmp_path):
     script = ORPHAN.format(root=str(ROOT), image=sandbox_image, ws=str(tmp_path / "orphan-ws"))
     name = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.strip()

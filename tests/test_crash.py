@@ -84,6 +84,7 @@ def killed_run(tmp_path_factory: pytest.TempPathFactory, sandbox_image: str):
         pass
 
 
+@pytest.mark.serial  # an orphan another test's start would remove
 def test_kill_9_keeps_every_message_in_events(killed_run):
     run_dir, container, ws = killed_run
     lines = (run_dir / "events.jsonl").read_text().splitlines()
@@ -99,6 +100,7 @@ def test_kill_9_keeps_every_message_in_events(killed_run):
     assert [m["content"] for m in data["messages"]] == [m["content"] for m in msgs]
 
 
+@pytest.mark.serial  # an orphan another test's start would remove
 def test_kill_9_keeps_every_file_written_by_finished_blocks(killed_run):
     run_dir, _, _ = killed_run
     ws = run_dir / "workspace"  # the container's workspace is copied back after every block, not at the end
@@ -107,6 +109,7 @@ def test_kill_9_keeps_every_file_written_by_finished_blocks(killed_run):
     assert "first.txt" in (ws / "block01.py").read_text() and "second block started" in (ws / "block02.py").read_text()
 
 
+@pytest.mark.serial  # an orphan another test's start would remove
 @pytest.mark.skipif(not (ROOT / "agents" / "replay" / "cli.py").exists(), reason="replay not written yet")
 def test_replay_shows_the_killed_run(killed_run):
     run_dir, _, _ = killed_run
@@ -115,6 +118,7 @@ def test_replay_shows_the_killed_run(killed_run):
     assert "first block" in proc.stdout and "second block started" in proc.stdout
 
 
+@pytest.mark.serial  # an orphan another test's start would remove
 def test_next_start_removes_the_orphan(killed_run, tmp_path):
     run_dir, container, ws = killed_run
     import docker
@@ -152,6 +156,7 @@ def test_kill_9_of_the_cli_removes_its_container_within_seconds(sandbox_image, t
     assert message_roles(run_dir) == ["task", "assistant"]  # the run folder keeps what was said
 
 
+@pytest.mark.serial  # an orphan another test's start would remove
 def test_sandbox_status_names_orphans(sandbox_image, tmp_path):
     """An orphan (its process and its reaper both killed) is named as one by `sandbox status`; a live run's
     container is not (issue 20 item 8)."""
@@ -253,6 +258,7 @@ def test_two_runs_of_one_scenario_at_once_are_separate(sandbox_image, tmp_path):
     assert len(hosts) == 2
 
 
+@pytest.mark.serial  # an orphan another test's start would remove
 def test_orphan_scan_survives_containers_removed_meanwhile(sandbox_image, tmp_path):
     """Concurrent runs remove their containers while a starting run scans for orphans (batch --jobs N)."""
     import threading
