@@ -43,7 +43,7 @@ $(PYTHON):
 # llama-cpp-python has no binary wheel: it is compiled once (5-7.5 min on 2 cores) into a wheelhouse of ours, for
 # this CPU but without AMX: llama.cpp's AMX matrix kernels (0.3.36) crash with a segfault on the first token on
 # Xeons that have AMX (measured 2026-11-24). pip's own cache is not used: it may hold a build with AMX.
-# ray: the optional `--ray` batch fan-out (agents/scaleout/); installed here so its tests run in CI.
+# ray: the optional `--ray` batch fan-out (agents/cli/scaleout/); installed here so its tests run in CI.
 LLAMA_VERSION := 0.3.36
 LLAMA_FLAGS := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
 WHEELHOUSE ?= $(HOME)/.cache/codeduet/wheels/llama-cpp-noamx

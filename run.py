@@ -1,6 +1,6 @@
-"""`python run.py ...` is the `codeduet` command: a shim over the typer app in agents/cli.py."""
+"""`python run.py ...` is the `codeduet` command: a shim over the typer app in agents/cli/app.py."""
 
-from agents.cli import app, main
+from agents.cli.app import app, main
 
 __all__ = ["app", "main"]
 

@@ -25,7 +25,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from agents.bench.common import git_commit, machine, ms
-from agents.paths import PROJECT_ROOT
+from agents.record.paths import PROJECT_ROOT
 from agents.sandbox.config import SandboxConfig
 
 KINDS = ("codeduet", "ag2")

@@ -23,8 +23,8 @@ from typing import Any
 import yaml
 
 from agents.bench.common import machine, process_tree
-from agents.defaults import SANDBOX_IMAGE
-from agents.paths import PROJECT_ROOT
+from agents.loop.defaults import SANDBOX_IMAGE
+from agents.record.paths import PROJECT_ROOT
 from agents.sandbox.docker_executor import LABEL, LABEL_WORKSPACE
 
 FIX = "primes = [n for n in range(2, 2000) if all(n % d for d in range(2, int(n ** 0.5) + 1))]\nprint(sum(primes))"

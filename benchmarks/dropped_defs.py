@@ -5,7 +5,7 @@
 For every `# filename:` block of a Python file that already existed (a starting file, or one saved earlier in the
 same attempt), the names the old text defined at the top level are compared with the new text's. Candidates are
 counted too (each against the workspace its turn started from). It says, too, which of the dropped definitions the
-code still needed, which the proxy now keeps (agents/dropped_defs.py). It changes nothing.
+code still needed, which the proxy now keeps (agents/feedback/dropped_defs.py). It changes nothing.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from agents.codeblocks import extract_code_blocks
-from agents.dropped_defs import keep_needed
+from agents.feedback.dropped_defs import keep_needed
+from agents.loop.codeblocks import extract_code_blocks
+from agents.record.transcript import load_transcript
 from agents.sandbox.filenames import declared_filename
-from agents.transcript import load_transcript
 
 
 def top_names(code: str) -> dict[str, set[str]] | None:
@@ -45,7 +45,7 @@ def file_blocks(content: str | None) -> list[tuple[str, str]]:
 
 def compare(files: dict[str, str], content: str | None) -> list[dict[str, Any]]:
     """One row per block that rewrites an existing module: what it dropped, and what of that the product now keeps
-    because the code still needs it (agents/dropped_defs.py, on a copy of the files as they were)."""
+    because the code still needs it (agents/feedback/dropped_defs.py, on a copy of the files as they were)."""
     rows = []
     for path, code in file_blocks(content):
         if path not in files:

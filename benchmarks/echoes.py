@@ -5,7 +5,7 @@
 For each scenario: the first message an attempt sends (the task and its file preview, the product's system prompt),
 answered once as the loop's first reply is (the model's own setting: greedy for the embedded model) and `--samples`
 times at the strategy's attempt_temperature (decoded together, as candidates are); each reply is classified
-with the loop's own rule (agents/repeats.py `RepeatMemory.echoes`, against a workspace holding the starting files):
+with the loop's own rule (agents/loop/repeats.py `RepeatMemory.echoes`, against a workspace holding the starting files):
 an echo saves files, each already holding exactly that content. Nothing runs in a sandbox; it measures what the
 turn policy's echo rule (docs/STRATEGY.md) acts on.
 """
@@ -24,8 +24,8 @@ from benchmarks.scenarios_eval import select_scenarios
 
 def first_messages(scenario: Any) -> list[dict[str, str]]:
     """The system prompt and the first user message of attempt 1, as the loop builds them."""
-    from agents.briefing import briefed_task
-    from agents.prompts import system_message
+    from agents.feedback.prompts import system_message
+    from agents.loop.briefing import briefed_task
 
     system = scenario.assistant.system_text or system_message(scenario.about_files())
     task = briefed_task(scenario.task, scenario.text_files(), scenario.strategy.file_preview)
@@ -34,9 +34,9 @@ def first_messages(scenario: Any) -> list[dict[str, str]]:
 
 def classify(scenario: Any, replies: list[str]) -> list[dict[str, Any]]:
     """For each reply: the files it echoes (all it saves, unchanged) or [], and whether it saves any file."""
-    from agents.codeblocks import extract_code_blocks
-    from agents.project_files import write_files
-    from agents.repeats import RepeatMemory
+    from agents.loop.codeblocks import extract_code_blocks
+    from agents.loop.repeats import RepeatMemory
+    from agents.scenario.project_files import write_files
 
     with tempfile.TemporaryDirectory() as tmp:
         workspace = Path(tmp)

@@ -37,7 +37,7 @@ print("kernel_rss_mb", [rss(p) for p in kernel], "container_mb", int(cgroup) // 
 
 def process_variant(scenario: Any) -> Any:
     """The scenario in a process session: reply i holds the code of steps 1..i (a fresh interpreter each time)."""
-    from agents.codeblocks import extract_code_blocks
+    from agents.loop.codeblocks import extract_code_blocks
 
     replies, code = [], []
     for reply in scenario.model["replies"]:
@@ -53,7 +53,7 @@ def process_variant(scenario: Any) -> Any:
 
 def steps(run_dir: Path) -> list[dict[str, Any]]:
     """Per step: the block's seconds in the sandbox and the reply's length in characters."""
-    from agents.transcript import load_transcript
+    from agents.record.transcript import load_transcript
 
     messages = load_transcript(run_dir)["messages"]
     out = []
@@ -66,8 +66,8 @@ def steps(run_dir: Path) -> list[dict[str, Any]]:
 
 
 def analysis(repeat: int) -> dict[str, Any]:
-    from agents.conversation import RunOptions, run_scenario
-    from agents.scenario import load_scenario
+    from agents.loop.conversation import RunOptions, run_scenario
+    from agents.scenario.spec import load_scenario
 
     kernel = load_scenario(SCENARIO)
     results: dict[str, Any] = {}

@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="local", help="a llama_cpp entry of configs/llm.yaml")
     parser.add_argument("--out", type=Path, default=None, help="append one JSON line per seed here")
     args = parser.parse_args(argv)
+    from agents.feedback.prompts import system_message
     from agents.models.config import build_provider
-    from agents.prompts import system_message
 
     provider = build_provider(args.model)
     provider.check_ready()

@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from agents.bench.common import ms, process_tree
-from agents.paths import PROJECT_ROOT
+from agents.record.paths import PROJECT_ROOT
 from agents.sandbox.docker_executor import LABEL, LABEL_PID
 from benchmarks.batch_load import parse_and_describe, write_scenarios
 
@@ -92,8 +92,8 @@ def overhead(path: Path, rounds: int, ws: Path) -> dict[str, Any]:
     """Per-task costs on one warm local Ray instance, against one `run.py run --json` process per scenario."""
     import ray
 
-    from agents.scaleout.ray_batch import collect, connect, submit
-    from agents.scenario import load_scenario
+    from agents.cli.scaleout.ray_batch import collect, connect, submit
+    from agents.scenario.spec import load_scenario
 
     scenario = load_scenario(path)
     result: dict[str, Any] = {}

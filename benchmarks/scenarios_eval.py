@@ -2,7 +2,7 @@
 
     python -m benchmarks.scenarios_eval [--n 2] [--only primes,word_frequency] [--out results.json]
 
-Each run goes through agents.conversation.run_scenario (real AG2 loop, real sandbox) with a NullDisplay and a
+Each run goes through agents.loop.conversation.run_scenario (real AG2 loop, real sandbox) with a NullDisplay and a
 private workspaces folder, so the numbers measure the product as shipped: the prompt, the feedback and the model.
 """
 
@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.paths import PROJECT_ROOT
+from agents.record.paths import PROJECT_ROOT
 
 SCENARIOS_DIR = PROJECT_ROOT / "scenarios"
 LOCAL_PROVIDER = "llama_cpp"
@@ -37,7 +37,7 @@ def model_provider_of(scenario: Any, override: str | None = None) -> str | None:
 def select_scenarios(folder: Path = SCENARIOS_DIR, only: list[str] | None = None,
                      model: str | None = None) -> list[Any]:
     """Scenarios in `folder` that use the local model (with --model: every one that names no inline model)."""
-    from agents.scenario import load_scenario
+    from agents.scenario.spec import load_scenario
 
     chosen = []
     for path in sorted(folder.glob("*.yaml")):
@@ -55,8 +55,8 @@ def select_scenarios(folder: Path = SCENARIOS_DIR, only: list[str] | None = None
 def run_one(scenario: Any, workspaces: Path, model: str | None = None,
             max_auto_reply: int | None = None, attempts: int | None = None) -> dict[str, Any]:
     """One run of one scenario; a row of the table."""
-    from agents.conversation import RunOptions, run_scenario
-    from agents.display import NullDisplay
+    from agents.loop.conversation import RunOptions, run_scenario
+    from agents.record.display import NullDisplay
 
     started = time.perf_counter()
     result = run_scenario(scenario, RunOptions(model=model, max_auto_reply=max_auto_reply, workspaces=workspaces,
@@ -80,7 +80,7 @@ def run_one(scenario: Any, workspaces: Path, model: str | None = None,
 
 def identical_resends_executed(messages: list[dict[str, Any]]) -> int:
     """Executed replies whose code (normalized) had already been executed earlier in the run."""
-    from agents.repeats import fingerprint, reply_code
+    from agents.loop.repeats import fingerprint, reply_code
 
     seen, count, last_reply = set(), 0, None
     for m in messages:
@@ -152,7 +152,7 @@ def evaluate(n: int = 1, only: list[str] | None = None, model: str | None = None
              exclude: list[str] | None = None, attempts: int | None = None,
              strategy: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run the selected scenarios n times each; print the table, write JSON if asked, return everything."""
-    from agents.prompts import PROMPT_VERSION
+    from agents.feedback.prompts import PROMPT_VERSION
 
     workspaces = workspaces or Path(tempfile.mkdtemp(prefix="codeduet-scenarios-eval-"))
     scenarios = [with_strategy(s, strategy) for s in select_scenarios(folder, only, model)
@@ -181,8 +181,8 @@ def evaluate(n: int = 1, only: list[str] | None = None, model: str | None = None
 
 def with_strategy(scenario: Any, overrides: dict[str, Any] | None) -> Any:
     """The scenario with some `strategy:` keys replaced, checked by the same strict schema as a scenario file."""
-    from agents.strategy_config import StrategyConfig
-    from agents.yamlio import validate
+    from agents.scenario.strategy_config import StrategyConfig
+    from agents.scenario.yamlio import validate
 
     if not overrides:
         return scenario
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     """Command line entry point; exit 0 when every run succeeded, else 1."""
     from rich.console import Console
 
-    from agents.run_options import parse_overrides
+    from agents.loop.run_options import parse_overrides
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1, help="runs per scenario")
@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     only = [s for s in args.only.split(",") if s] or None
     exclude = [s for s in args.exclude.split(",") if s] or None
-    from agents.errors import CodeduetError
+    from agents.loop.errors import CodeduetError
 
     try:
         report = evaluate(args.n, only, args.model, args.workspaces, args.out, Console(),

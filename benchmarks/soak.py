@@ -28,10 +28,10 @@ from typing import Any
 import yaml
 
 from agents.bench.common import git_commit, machine, process_tree
-from agents.defaults import SANDBOX_IMAGE
-from agents.paths import PROJECT_ROOT
+from agents.cli.scaleout.node_task import SCRATCH_ENV
+from agents.loop.defaults import SANDBOX_IMAGE
+from agents.record.paths import PROJECT_ROOT
 from agents.sandbox.reaper import WATCHDOG
-from agents.scaleout.node_task import SCRATCH_ENV
 from benchmarks.soak_check import check_runs, own_containers, proc_stats, reaper_processes
 from benchmarks.soak_ui import UISampler, Viewer
 from benchmarks.ui_live import Server

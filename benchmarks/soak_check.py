@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from agents.run_folder import EVENTS, TRANSCRIPT
+from agents.record.run_folder import EVENTS, TRANSCRIPT
 from agents.sandbox.docker_executor import LABEL, LABEL_WORKSPACE
 from agents.sandbox.reaper import WATCHDOG
 

@@ -7,7 +7,7 @@ Each scenario runs as a pair, then as the built-in Planner → Developer → QA 
 product's own command: `codeduet run scenarios/<s>.yaml [--team] --max-seconds 600 --json`. Each run's `--json`
 line, with its setup, commit, CPU and per-role time from the transcript, is appended to a JSON Lines file; a
 (scenario, setup) already there is skipped, so a measurement stopped at a session's end goes on where it stopped.
-`--table` prints the markdown rows and the team paper's metrics per setup (agents/metrics.py) from that file.
+`--table` prints the markdown rows and the team paper's metrics per setup (agents/record/metrics.py) from that file.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.paths import PROJECT_ROOT
+from agents.record.paths import PROJECT_ROOT
 
 SCRIPT_SCENARIOS = ["access_log", "changelog_summary", "clean_emails", "cron_next_runs", "dir_sizes", "edit_distance",
                     "fifo_inventory", "friday_13th", "ini_to_json", "line_fit_numpy", "low_stock_json",
@@ -87,7 +87,7 @@ def dash(value: Any) -> str:
 def markdown(rows: list[dict[str, Any]]) -> str:
     """The table rows (scenario, setup, status, attempts · turns · executions, tokens, seconds, errors, planner/QA
     time) and, per setup, the metrics over the scenarios both setups ran."""
-    from agents.metrics import batch_metrics
+    from agents.record.metrics import batch_metrics
 
     out = ["| scenario | setup | status | attempts · turns · executions | tokens | seconds | errors first → final "
            "| planner/QA time |", "|---|---|---|---|---|---|---|---|"]

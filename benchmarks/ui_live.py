@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.bench.common import git_commit, machine, ms, process_tree
-from agents.paths import PROJECT_ROOT
-from agents.run_folder import new_run_dir
-from agents.transcript import JsonlRecorder
+from agents.record.paths import PROJECT_ROOT
+from agents.record.run_folder import new_run_dir
+from agents.record.transcript import JsonlRecorder
 
 
 def free_port() -> int:

@@ -14,7 +14,7 @@ PAGE = ROOT / "docs" / "CLI.md"
 WIDTH = 110
 SEPARATOR = "\x1e-- end of help --"
 LAUNCH = """import json, sys
-from agents.cli import main
+from agents.cli.app import main
 for path in json.loads(sys.argv[1]):
     sys.argv = ["codeduet", *path, "--help"]
     try:
@@ -34,7 +34,7 @@ def commands() -> list[list[str]]:
     """Every command path: [], ["run"], ["sandbox"], ["sandbox", "build"], ... in the app's order."""
     import typer
 
-    from agents.cli import app
+    from agents.cli.app import app
 
     found: list[list[str]] = []
 

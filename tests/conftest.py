@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agents.defaults import SANDBOX_IMAGE  # noqa: E402  (after the worktree root is on sys.path)
+from agents.loop.defaults import SANDBOX_IMAGE  # noqa: E402  (after the worktree root is on sys.path)
 from tests.helpers import py  # noqa: E402,F401  (tests import py from here too)
 
 pytest_plugins = ["tests.plugins.leak_guard", "pytester"]  # leak guard: see tests/plugins/leak_guard.py

@@ -29,7 +29,7 @@ from autogen import AssistantAgent, ConversableAgent, UserProxyAgent
 from autogen.coding import CodeBlock, CodeExecutor
 from autogen.coding.factory import CodeExecutorFactory
 
-from agents.errors import BadInputError, ImageMissing
+from agents.loop.errors import BadInputError, ImageMissing
 from agents.sandbox.ag2_executor import SandboxCodeExecutor
 from agents.sandbox.docker_executor import LABEL
 from benchmarks.ag2_executors import AG2_LABEL, KINDS, PROBES, crash_leftovers, make, probe_limits

@@ -17,8 +17,8 @@ from autogen.code_utils import TIMEOUT_MSG
 from autogen.coding import CodeBlock, CodeExecutor
 from autogen.coding.base import IPythonCodeResult
 
-from agents.errors import BadInputError
-from agents.figures import PNG_SIGNATURE
+from agents.feedback.figures import PNG_SIGNATURE
+from agents.loop.errors import BadInputError
 from agents.sandbox.ag2_kernel_executor import SandboxKernelExecutor
 from agents.sandbox.docker_executor import LABEL, sandbox_owner
 from tests.conftest import ROOT

@@ -18,7 +18,7 @@ import pytest
 from autogen import ConversableAgent
 from autogen.coding import CodeBlock
 
-from agents.errors import BadInputError, WorkDirTooLarge
+from agents.loop.errors import BadInputError, WorkDirTooLarge
 from agents.sandbox.ag2_executor import SandboxCodeExecutor
 from agents.sandbox.image import LANGUAGES_LABEL, image_status
 from tests.helpers import toolchains_image

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.conversation import RunOptions, run_scenario
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import ROOT, py
 from tests.helpers import run_cli, toolchains_image
 

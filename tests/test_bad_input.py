@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.conversation import RunOptions, run_scenario
-from agents.errors import EXIT_BAD_INPUT, TranscriptError
-from agents.scenario import load_scenario
-from agents.transcript import FORMAT, JsonlRecorder, load_transcript
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.loop.errors import EXIT_BAD_INPUT, TranscriptError
+from agents.record.transcript import FORMAT, JsonlRecorder, load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import IMAGE, py
 from tests.helpers import ROOT, containers_under, run_cli
 

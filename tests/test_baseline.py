@@ -3,10 +3,10 @@ checks, with no feedback to the model and no team; its transcript says `setup: b
 
 from __future__ import annotations
 
-from agents.conversation import RunOptions, run_scenario
-from agents.metrics import batch_metrics, run_facts
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.metrics import batch_metrics, run_facts
+from agents.record.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import py
 
 WRONG = py("print(6 * 6)")
@@ -46,7 +46,7 @@ def test_a_baseline_run_that_crashes_did_not_run_without_errors(loop_file, works
 
 def test_a_file_that_only_was_saved_but_does_not_build_did_not_run_without_errors():
     """A C file without main is only saved (exit 0); its hidden check builds it: a compiler error there counts."""
-    from agents.metrics import build_or_run_error
+    from agents.record.metrics import build_or_run_error
 
     assert build_or_run_error({"passed": False, "detail": "it exited with 1:\nbits.hpp:12:5: error: expected ';'"})
     assert build_or_run_error({"passed": False, "detail": "`python3 app.py` exited with 1 before it listened on "

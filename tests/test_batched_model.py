@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from agents.budget import BudgetSpent, TimeBudget
+from agents.loop.budget import BudgetSpent, TimeBudget
 from agents.models import download
 from agents.models.batched import SeqSampling
 from agents.models.llama_cpp import batched_decoder, chat, chat_many, load_model, prompt_tokens
@@ -58,7 +58,7 @@ def test_four_candidates_each_stop_on_their_own_are_reproducible_and_reuse_the_p
 
 
 LONG = [MESSAGES[0], {"role": "user", "content": "Summarise this module:\n```python\n"
-                      + (ROOT / "agents" / "feedback.py").read_text(encoding="utf-8")[:9000] + "\n```"}]
+                      + (ROOT / "agents" / "feedback" / "feedback.py").read_text(encoding="utf-8")[:9000] + "\n```"}]
 """About 2,300 prompt tokens: half a minute of prompt evaluation on 2 cores, the phase that ran past a budget."""
 
 

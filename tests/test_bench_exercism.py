@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 from agents.bench import exercism
 from agents.bench.exercism import IMAGE, Exercise, build_scenario, discover, find_tracks
 from agents.bench.exercism_run import example_files, reply_for, reply_note, run_bench, tries
-from agents.conversation import RunOptions, run_scenario
-from agents.errors import BadInputError
-from agents.transcript import load_transcript
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.loop.errors import BadInputError
+from agents.record.transcript import load_transcript
 
 QUIET = Console(file=io.StringIO(), width=200)
 LANGUAGES = ("c", "cpp", "go", "javascript", "rust")
@@ -303,7 +303,7 @@ def test_no_third_reply(track, tmp_path, language_image):
 
 @pytest.mark.docker
 def test_the_cli_runs_a_track_and_writes_the_json(track, tmp_path, language_image, monkeypatch):
-    from agents.cli import app
+    from agents.cli.app import app
 
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "r.json"

@@ -19,10 +19,10 @@ from agents.bench.humaneval.run import BenchConfig, read_records, run_bench
 from agents.bench.humaneval.scenario import load_problems
 from agents.bench.humaneval.stats import mcnemar_exact, paired_bootstrap, summarize, wilson
 from agents.bench.humaneval.visible import extract_examples, validated_examples
-from agents.errors import BadInputError
+from agents.loop.errors import BadInputError
+from agents.record.transcript import load_transcript
 from agents.sandbox import make_executor
 from agents.sandbox.config import SandboxConfig
-from agents.transcript import load_transcript
 from tests.conftest import IMAGE, ROOT
 
 PROBLEMS = {p["task_id"]: p for p in load_problems()}

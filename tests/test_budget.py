@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agents.transcript import load_transcript
+from agents.record.transcript import load_transcript
 from tests.conftest import py
 from tests.helpers import run_cli
 

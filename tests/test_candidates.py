@@ -1,4 +1,5 @@
-"""Candidates: several replies for a turn, each run in its own fresh sandbox, the best one kept (agents/candidates.py).
+"""Candidates: several replies for a turn, each run in its own fresh sandbox, the best one kept
+(agents/loop/candidates.py).
 Real AG2 conversations with the scripted model (which returns its next N replies for N candidates); the loop on the
 local executor, and the isolation between candidates in real Docker containers."""
 
@@ -8,13 +9,13 @@ import json
 
 import pytest
 
-from agents.candidates import Candidate, choose, count_agreement, output_key
-from agents.conversation import RunOptions, run_scenario
-from agents.feedback import Outcome
+from agents.feedback.feedback import Outcome
+from agents.loop.candidates import Candidate, choose, count_agreement, output_key
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.loop.protocols import ExecResult
 from agents.models.config import build_provider
-from agents.protocols import ExecResult
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.record.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import py
 
 
@@ -214,7 +215,7 @@ def test_a_first_reply_that_sends_the_given_file_back_unchanged_moves_the_candid
 
 
 def test_an_echo_is_a_reply_that_saves_files_each_already_holding_that_content(tmp_path):
-    from agents.repeats import RepeatMemory
+    from agents.loop.repeats import RepeatMemory
 
     (tmp_path / "sol.py").write_text('"""Doc."""\ndef f(x):\n    return x + x\n')
     memory = RepeatMemory()
@@ -288,7 +289,7 @@ def test_auto_means_one_candidate_for_the_scripted_model_and_four_for_the_embedd
 
 def test_choice_order_checks_then_a_clean_run_then_agreement_then_the_earlier():
     def cand(index: int, exit_code: int, output: str, passed: list[bool]) -> Candidate:
-        from agents.checks import CheckResult
+        from agents.scenario.checks import CheckResult
 
         outcome = Outcome("executed", results=[ExecResult(exit_code, output, 0.1)],
                           checks=[CheckResult(f"c{i}", p) for i, p in enumerate(passed)])

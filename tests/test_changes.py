@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from agents.changes import DIFF_FILE, diff_trees, line_kinds
-from agents.conversation import RunOptions, run_scenario
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.changes import DIFF_FILE, diff_trees, line_kinds
+from agents.record.transcript import load_transcript
 from agents.replay.html import render_html
 from agents.replay.show import show_run
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import py
 from tests.helpers import run_cli
 from tests.test_files_from import BINARY, make_project

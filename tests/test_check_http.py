@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from agents.check_http import HttpCheck
-from agents.checks import run_checks
-from agents.protocols import ExecResult
+from agents.loop.protocols import ExecResult
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.incontainer.http_check import compare, subset
 from agents.sandbox.local_executor import LocalExecutor
-from agents.scenario import Scenario
+from agents.scenario.check_http import HttpCheck
+from agents.scenario.checks import run_checks
+from agents.scenario.spec import Scenario
 from tests.helpers import free_port
 
 APP = '''
@@ -158,9 +158,9 @@ def test_a_workspace_module_named_like_the_library_cannot_shadow_the_script(app:
 
 
 def test_a_conversation_debugs_a_stdlib_service_to_success_with_the_local_executor(loop_file):
-    from agents.conversation import RunOptions, run_scenario
-    from agents.scenario import load_scenario
-    from agents.transcript import load_transcript
+    from agents.loop.conversation import RunOptions, run_scenario
+    from agents.record.transcript import load_transcript
+    from agents.scenario.spec import load_scenario
 
     port = free_port()
     app = APP.replace("sys.argv[1]", str(port))  # the block's own run serves on the port too

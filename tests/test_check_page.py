@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from agents.check_page import PageCheck
-from agents.checks import run_checks
-from agents.display import outcome_text
-from agents.errors import ScenarioError
-from agents.protocols import ExecResult
+from agents.loop.errors import ScenarioError
+from agents.loop.protocols import ExecResult
+from agents.record.display import outcome_text
 from agents.replay.html import checks_html
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.local_executor import LocalExecutor
-from agents.scenario import load_scenario
+from agents.scenario.check_page import PageCheck
+from agents.scenario.checks import run_checks
+from agents.scenario.spec import load_scenario
 from tests.conftest import ROOT
 from tests.helpers import free_port
 
@@ -215,8 +215,8 @@ def test_a_page_check_in_a_sandbox_without_a_browser_is_one_line_at_load(tmp_pat
 
 
 def test_a_page_sent_without_its_file_name_is_asked_for_with_it(tmp_path):
-    from agents.run_reply import run_reply
-    from agents.scenario import Scenario
+    from agents.loop.run_reply import run_reply
+    from agents.scenario.spec import Scenario
 
     scenario = Scenario.model_validate({"name": "s", "task": "t", "sandbox": {"kind": "local"}})
     outcome = run_reply("```html\n<h1>Fruit</h1>\n```", scenario, LocalExecutor(scenario.sandbox, tmp_path))

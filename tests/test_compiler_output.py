@@ -1,4 +1,5 @@
-"""Summaries of failed C, C++, Go, Rust and JavaScript builds and runs (agents/compiler_output.py), checked on real
+"""Summaries of failed C, C++, Go, Rust and JavaScript builds and runs (agents/feedback/compiler_output.py), checked on
+real
 outputs: tests/data/compiler_output/NAME.txt is what the command in its README.md printed for src/NAME/ (regenerate
 them with its generate.sh)."""
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.compiler_output import first_error_line, is_user_file, signal_name, summarize
+from agents.feedback.compiler_output import first_error_line, is_user_file, signal_name, summarize
 
 DATA = Path(__file__).resolve().parent / "data" / "compiler_output"
 FIXTURES = sorted(p.stem for p in DATA.glob("*.txt"))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, BadInputError, ModelUnavailable
+from agents.loop.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, BadInputError, ModelUnavailable
 from agents.models.config import build_provider
 from agents.models.config_list import filtered, parse_spec, read_config_list
 from tests.conftest import IMAGE

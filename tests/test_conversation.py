@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from agents.conversation import RunOptions, run_scenario
-from agents.scenario import load_scenario
-from agents.transcript import FORMAT, load_transcript
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.transcript import FORMAT, load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import py
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from agents.briefing import file_preview
-from agents.codeblocks import classify_reply, extract_code_blocks
-from agents.conversation import RunOptions, run_scenario
+from agents.feedback.workspace_view import current_text, files_changed_text
+from agents.loop.briefing import file_preview
+from agents.loop.codeblocks import classify_reply, extract_code_blocks
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.transcript import load_transcript
 from agents.sandbox.filenames import declared_filename
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
-from agents.workspace_view import current_text, files_changed_text
+from agents.scenario.spec import load_scenario
 from tests.conftest import py
 
 

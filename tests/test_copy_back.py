@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.transcript import load_transcript
+from agents.record.transcript import load_transcript
 from tests.conftest import py
 from tests.helpers import run_cli
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.transcript import load_transcript
+from agents.record.transcript import load_transcript
 from tests.conftest import IMAGE, py
 from tests.helpers import ROOT, RUN_PY, containers_under, run_cli, sandbox_runs, wait_for, watchdog_pids
 

@@ -8,8 +8,8 @@ import json
 import re
 from pathlib import Path
 
-from agents.conversation import RunOptions, run_scenario
-from agents.scenario import load_scenario
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.scenario.spec import load_scenario
 from tests.conftest import ROOT, py
 from tests.test_imports import MODULES, imports
 
@@ -33,6 +33,18 @@ def test_the_architecture_page_names_every_module_of_the_package():
     text = ARCHITECTURE.read_text(encoding="utf-8")
     unnamed = sorted(_page_name(m) for m in MODULES if _page_name(m) not in text)
     assert not unnamed, f"docs/ARCHITECTURE.md never names: {unnamed}"
+
+
+def test_the_package_has_at_most_twelve_entries_and_the_folder_table_names_exactly_them():
+    """agents/ grouped by concern (issue 55): at most a dozen top-level entries, each in ARCHITECTURE.md's folder
+    table, and nothing in that table that is not there."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    table = text[text.index("## The package's folders"):text.index("```")]
+    listed = set(re.findall(r"^\| (agents/[\w.]+/?) \|", table, re.M))
+    present = {f"agents/{p.name}" + ("/" if p.is_dir() else "") for p in (ROOT / "agents").iterdir()
+               if p.name != "__pycache__"}
+    assert len(present) <= 12, sorted(present)
+    assert listed == present
 
 
 ARROW = re.compile(r"[├└]─▶\s*(agents/[\w/]*\w(?:\.py|/))")
@@ -67,9 +79,10 @@ def test_every_arrow_of_the_architecture_diagram_is_an_import():
     assert len(arrows) > 30, arrows
     wrong = [f"{a} -> {b}" for a, b in arrows if b not in imports(a)]
     assert not wrong, f"docs/ARCHITECTURE.md draws arrows that are not imports: {wrong}"
-    backwards = "agents/errors.py   the errors\n  ├─▶ agents/cli.py\n  │     └─▶ agents/chat.py\n"
-    assert architecture_arrows(backwards) == [("agents.errors", "agents.cli"), ("agents.cli", "agents.chat")]
-    assert "agents.cli" not in imports("agents.errors")  # such an arrow would fail the check above
+    backwards = "agents/loop/errors.py   the errors\n  ├─▶ agents/cli/app.py\n  │     └─▶ agents/cli/chat.py\n"
+    assert architecture_arrows(backwards) == [("agents.loop.errors", "agents.cli.app"),
+                                              ("agents.cli.app", "agents.cli.chat")]
+    assert "agents.cli.app" not in imports("agents.loop.errors")  # such an arrow would fail the check above
 
 
 def test_the_cli_reference_is_what_the_commands_print():
@@ -163,7 +176,7 @@ def _commands():
     import typer
     from typer.testing import CliRunner
 
-    from agents.cli import app
+    from agents.cli.app import app
 
     runner, helps = CliRunner(), {}
 
@@ -254,3 +267,26 @@ def test_every_repository_file_module_and_codeduet_flag_the_docs_name_exists():
         wrong += [f"{doc.name}: codeduet has no flag {flag}"
                   for flag in set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*[a-z0-9])", text)) - flags]
     assert not wrong, "\n".join(sorted(wrong))
+
+
+def test_the_turn_the_architecture_page_follows_is_in_the_files_it_names():
+    """"Follow one turn" (issue 55: at most four files): as many steps as its heading says, each step's first name
+    defined in the step's file, and every function or method the section names defined in agents/."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    section = text[text.index("## Follow one turn"):text.index("## What a change touches")]
+    count = {"three": 3, "four": 4}[re.search(r"## Follow one turn: (\w+) files", section).group(1)]
+    steps = re.findall(r"^\d\. \*\*(agents/[\w/]+\.py)\*\*(.*?)(?=^\d\. |\Z)", section, re.M | re.S)
+    assert len(steps) == count
+
+    def defined(source: str) -> set[str]:
+        return set(re.findall(r"^\s*(?:def|class) (\w+)", source, re.M))
+
+    from autogen import ConversableAgent
+
+    everywhere = set().union(*(defined(path.read_text(encoding="utf-8")) for path in MODULES.values()))
+    everywhere |= set(dir(ConversableAgent))  # AG2's own (initiate_chat)
+    for path, words in steps:
+        first = re.search(r"`([\w.]+)`", words).group(1).split(".")[-1]
+        assert first in defined((ROOT / path).read_text(encoding="utf-8")), (path, first)
+    names = {n.split(".")[-1] for n in re.findall(r"`((?:[A-Z]\w+\.)?[a-z_]+)`", section) if "_" in n or "." in n}
+    assert names and names <= everywhere, names - everywhere

@@ -1,4 +1,5 @@
-"""A whole-file reply that leaves out a definition the code still needs keeps it (agents/dropped_defs.py): in a real
+"""A whole-file reply that leaves out a definition the code still needs keeps it (agents/feedback/dropped_defs.py): in
+a real
 run in the Docker sandbox, its report and its replay; and the rule on real files: what counts as still needed."""
 
 from __future__ import annotations
@@ -9,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.conversation import RunOptions, run_scenario
-from agents.dropped_defs import keep_needed, with_needed
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.feedback.dropped_defs import keep_needed, with_needed
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import ROOT
 
 PRICING = '''"""Prices in cents."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.feedback import Outcome, error_line, execution_feedback
+from agents.feedback.feedback import Outcome, error_line, execution_feedback
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.docker_executor import DockerExecutor
 from agents.sandbox.error_locals import LOCALS_HEADER

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.conversation import RunOptions, run_scenario
-from agents.scenario import load_scenario
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.scenario.spec import load_scenario
 from tests.conftest import ROOT, py
 from tests.helpers import run_cli
 
@@ -107,9 +107,9 @@ def test_a_scenario_folder_gives_all_its_runs(workspaces, loop_file, tmp_path):
 
 def test_a_run_of_two_attempts(workspaces, loop_file, tmp_path):
     """Inspect logs both attempts (each from its own system message); chat keeps the kept attempt and says so."""
-    from agents.export.chat import chat_record
-    from agents.export.inspect_log import sample
-    from agents.transcript import load_transcript
+    from agents.record.transcript import load_transcript
+    from agents.replay.export.chat import chat_record
+    from agents.replay.export.inspect_log import sample
 
     scenario = load_scenario(loop_file([py("print(41)"), py("print(42)")], name="two",
                                        user_proxy={"max_consecutive_auto_reply": 0}, strategy={"attempts": 2},
@@ -173,7 +173,7 @@ def test_a_run_recovered_from_its_events_exports_and_no_environment_is_written(b
 
 
 def test_a_block_in_a_language_the_sandbox_lacks_is_no_tool_call():
-    from agents.export.inspect_log import ran_blocks
+    from agents.replay.export.inspect_log import ran_blocks
 
     reply = {"code_blocks": [{"language": "ruby", "code": "puts 1"}, {"language": "python", "code": "print(1)"}]}
     assert ran_blocks(reply, {"outcome": {"not_run": ["ruby"]}}) == [reply["code_blocks"][1]]
@@ -200,9 +200,9 @@ def test_a_c_run_in_the_docker_sandbox_is_a_c_tool_call_per_turn(workspaces, tmp
 def test_a_team_run_the_developers_conversation_once(workspaces, loop_file):
     """Planner → Developer → QA: the plan is in the task and QA's report in the run's report, so the chat line has
     each once; the Inspect sample keeps the planner's and QA's messages as theirs, outside the developer's calls."""
-    from agents.export.chat import chat_record
-    from agents.export.inspect_log import sample
-    from agents.transcript import load_transcript
+    from agents.record.transcript import load_transcript
+    from agents.replay.export.chat import chat_record
+    from agents.replay.export.inspect_log import sample
 
     plan, hypothesis = "1. List the primes below 100.\n2. Print their count.", "The print divides by zero."
     replies = [plan, py("print(25 / 0)"), hypothesis, py("print(25)")]

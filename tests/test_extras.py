@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-from agents.extras import EXTRAS, install_hint, missing
+from agents.loop.extras import EXTRAS, install_hint, missing
 from tests.conftest import ROOT
 
 LAUNCH = ("import sys\nfor name in sys.argv[1].split(','):\n    sys.modules[name] = None\n"
-          "sys.argv = ['codeduet', *sys.argv[2:]]\nfrom agents.cli import main\nmain()\n")
+          "sys.argv = ['codeduet', *sys.argv[2:]]\nfrom agents.cli.app import main\nmain()\n")
 
 
 def without(blocked: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -191,7 +191,7 @@ def test_a_fresh_container_waits_for_its_lost_predecessor_to_let_go_of_the_name(
 
     import docker
 
-    from agents.run_folder import container_name
+    from agents.record.run_folder import container_name
     from agents.sandbox.config import SandboxConfig
     from agents.sandbox.docker_executor import DockerExecutor
 
@@ -239,8 +239,8 @@ def fill(root: Path) -> Path:
 
 
 def test_an_event_the_full_disk_cuts_short_is_taken_back_whole(small_disk):
-    from agents.errors import DiskFull
-    from agents.transcript import JsonlRecorder, load_transcript
+    from agents.loop.errors import DiskFull
+    from agents.record.transcript import JsonlRecorder, load_transcript
 
     rec = JsonlRecorder(small_disk, {"run_id": "r1", "scenario": {"name": "t"}})
     rec.event("message", role="task", content="short")

@@ -10,12 +10,12 @@ import sys
 
 import pytest
 
-from agents.conversation import RunOptions, run_scenario
-from agents.feedback import Outcome
-from agents.protocols import ExecResult
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
-from agents.usage_exit import is_usage_exit, reads_arguments
+from agents.feedback.feedback import Outcome
+from agents.feedback.usage_exit import is_usage_exit, reads_arguments
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.loop.protocols import ExecResult
+from agents.record.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import ROOT, py
 
 TOOL = '''# filename: tool.py
@@ -96,7 +96,7 @@ def test_a_saved_cli_tool_run_bare_prints_its_usage_and_the_checks_judge_it(tool
     assert ("Your run (information only; the checks decide success): saved tool.py; run with no arguments it "
             "printed its usage (exit 2), as a command-line tool does. Run it with arguments to try it.") in text
     assert "failed" not in text.lower() and "Fix the cause" not in text
-    from agents.display import outcome_text
+    from agents.record.display import outcome_text
     from agents.replay.html import render_html
 
     t = load_transcript(result.run_dir)
@@ -259,7 +259,7 @@ def test_replay_execute_reruns_the_checks_of_a_turn_whose_block_exited_2(tool_sc
 
 
 def test_a_failed_pytest_check_names_every_failing_test_and_counts_the_passing_ones(tmp_path):
-    from agents.checks import pytest_counts, pytest_summary
+    from agents.scenario.checks import pytest_counts, pytest_summary
 
     def pytest_output(source: str) -> str:  # real pytest, the same flags as the check
         (tmp_path / "test_h.py").write_text(source)
@@ -291,8 +291,8 @@ def test_a_failed_pytest_check_names_every_failing_test_and_counts_the_passing_o
 def test_a_failed_check_asks_for_the_projects_file_in_its_language_not_the_scripts(tmp_path):
     """js_slugify (2026-11-27): the 1.5B ran a Python script in a JavaScript project, and the report asked for 'the
     whole corrected file in a ```python block'; the hidden tests judge slugify.js, so it asks for JavaScript."""
-    from agents.checks import CheckResult
-    from agents.feedback import execution_feedback
+    from agents.feedback.feedback import execution_feedback
+    from agents.scenario.checks import CheckResult
 
     (tmp_path / "slugify.js").write_text("module.exports = (t) => t;\n", encoding="utf-8")
     (tmp_path / "package.json").write_text("{}\n", encoding="utf-8")
@@ -307,9 +307,9 @@ def test_a_failed_check_asks_for_the_projects_file_in_its_language_not_the_scrip
 def test_a_run_that_failed_as_a_check_reports_is_not_shown_twice():
     """c_memory_bug (2026-11-27): the check built stats.c with the sanitizers and so did the model's own run; the
     same 11-line ASan report was shown twice per turn. The run is now said in one line, its codeduet notes kept."""
-    from agents.checks import CheckResult
-    from agents.compiler_output import summarize
-    from agents.feedback import execution_feedback
+    from agents.feedback.compiler_output import summarize
+    from agents.feedback.feedback import execution_feedback
+    from agents.scenario.checks import CheckResult
 
     raw = (ROOT / "tests" / "data" / "compiler_output" / "asan_heap_overflow.txt").read_text(encoding="utf-8")
     other = re.sub(r"==(\d+)==", r"==9\1==", raw.replace("0x", "0x1"))  # another process: addresses, pid

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from agents.figures import describe, figures_of, png_info, table_of
-from agents.prompts import system_message
-from agents.protocols import ExecResult
+from agents.feedback.figures import describe, figures_of, png_info, table_of
+from agents.feedback.prompts import system_message
+from agents.loop.protocols import ExecResult
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.kernel import VALUES_DIR, kernel_argv, kernel_history
 from tests.helpers import run_cli

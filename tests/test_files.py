@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from agents.bench.humaneval.scenario import PROMPTS
-from agents.conversation import RunOptions, run_scenario
-from agents.prompts import render_from
-from agents.repeats import RepeatMemory
+from agents.feedback.prompts import render_from
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.loop.repeats import RepeatMemory
+from agents.record.transcript import load_transcript
 from agents.sandbox import make_executor
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.filenames import UnsafeFilename, clean_path, declared_filename
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import IMAGE, ROOT
 
 BUGGY = "def add(a, b):\n    return a - b\n"
@@ -71,7 +71,7 @@ def test_unsafe_paths_are_refused(raw):
 
 
 def test_several_files_in_one_fence_are_split_into_one_block_per_file():
-    from agents.codeblocks import extract_code_blocks
+    from agents.loop.codeblocks import extract_code_blocks
     text = reply("# filename: calc.py\ndef add(a, b):\n    return a + b\n\n\n# filename: test_calc.py\nimport calc\n",
                  "print(1)\n# filename: not_a_file.py")
     blocks = extract_code_blocks(text)
@@ -280,8 +280,8 @@ def test_replay_execute_saves_the_files_again_and_matches(calc_scenario, workspa
 
 
 def test_a_task_about_python_files_is_taught_the_convention_and_a_script_task_keeps_its_prompt():
-    from agents.briefing import works_on_files
-    from agents.prompts import system_message
+    from agents.feedback.prompts import system_message
+    from agents.loop.briefing import works_on_files
     assert "# filename: path/of/the/file" in system_message(files=True)
     assert "filename" not in system_message() and "filename" not in render_from(PROMPTS, "system")
     assert works_on_files("Fix add() in calc.py.", {}) and works_on_files("Fix it.", {"pkg/calc.py": b""})

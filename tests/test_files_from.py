@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from agents.conversation import RunOptions, run_scenario
-from agents.errors import EXIT_BAD_INPUT, ScenarioError
-from agents.project_files import MAX_BYTES, MAX_FILES
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.loop.errors import EXIT_BAD_INPUT, ScenarioError
+from agents.record.transcript import load_transcript
+from agents.scenario.project_files import MAX_BYTES, MAX_FILES
+from agents.scenario.spec import load_scenario
 from tests.conftest import py
 from tests.test_bad_input import error_line, no_run_folder, run_yaml
 
@@ -116,11 +116,11 @@ def test_a_link_out_through_a_linked_folder_is_refused(tmp_path):
 def test_caps_are_module_constants(tmp_path, monkeypatch):
     make_project(tmp_path)
     (tmp_path / "s.yaml").write_text("\n" + yaml_with("proj"))
-    monkeypatch.setattr("agents.project_files.MAX_FILES", 3)
+    monkeypatch.setattr("agents.scenario.project_files.MAX_FILES", 3)
     with pytest.raises(ScenarioError, match=r"s\.yaml:4: files_from: the folder holds more than 3 files"):
         load_scenario(tmp_path / "s.yaml")
-    monkeypatch.setattr("agents.project_files.MAX_FILES", 100)
-    monkeypatch.setattr("agents.project_files.MAX_BYTES", 1000)
+    monkeypatch.setattr("agents.scenario.project_files.MAX_FILES", 100)
+    monkeypatch.setattr("agents.scenario.project_files.MAX_BYTES", 1000)
     with pytest.raises(ScenarioError, match=r"s\.yaml:4: files_from: the folder holds more than 1000 B"):
         load_scenario(tmp_path / "s.yaml")
 

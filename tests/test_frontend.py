@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.figures import png_info
-from agents.transcript import load_transcript
+from agents.feedback.figures import png_info
+from agents.record.transcript import load_transcript
 from tests.conftest import ROOT
 from tests.helpers import run_cli
 

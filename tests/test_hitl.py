@@ -11,7 +11,7 @@ import pexpect
 import pytest
 import yaml
 
-from agents.transcript import load_transcript
+from agents.record.transcript import load_transcript
 from tests.conftest import ROOT, py
 from tests.helpers import run_cli, sandbox_runs, wait_for
 
@@ -138,7 +138,7 @@ def test_ctrl_c_ends_cleanly(sandbox_image, workspaces, scenario_file, where):
 
 
 def test_second_ctrl_c_forces_the_exit():
-    code = ("import time\nfrom agents.cli_common import install_signal_handlers\ninstall_signal_handlers()\n"
+    code = ("import time\nfrom agents.cli.common import install_signal_handlers\ninstall_signal_handlers()\n"
             "try:\n    print('ready', flush=True)\n    time.sleep(60)\n"
             "finally:\n    print('slow cleanup', flush=True)\n    time.sleep(60)\n")
     child = pexpect.spawn(sys.executable, ["-c", code], cwd=str(ROOT), encoding="utf-8", timeout=20)

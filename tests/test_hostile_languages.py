@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from agents.conversation import RunOptions, run_scenario
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.test_languages import ALL, language_sandbox  # noqa: F401  (the session fixture that builds the image)
 
 pytestmark = pytest.mark.docker

@@ -10,9 +10,9 @@ import secrets
 
 import pytest
 
-from agents.conversation import RunOptions, run_scenario
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import py
 from tests.helpers import containers_under, host_listener, toolchains_image
 from tests.test_hostile import LEFTOVERS, _bridge_gateway, _host_processes_with

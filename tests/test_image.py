@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.errors import EXIT_ENVIRONMENT, DockerUnavailable, ImageMissing
+from agents.loop.errors import EXIT_ENVIRONMENT, DockerUnavailable, ImageMissing
 from agents.sandbox import image as img
 
 MISSING = "codeduet-sandbox:no-such-tag-for-tests"

@@ -124,10 +124,10 @@ def test_no_lazy_import_of_a_module_already_loaded():
 def test_the_check_sees_every_kind_of_import():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
-    assert "agents.status" in imports("agents.transcript", at_load=True)  # a plain module-level import
-    assert "agents.budget" in imports("agents.attempt_summary")  # only under TYPE_CHECKING
-    assert "agents.budget" not in imports("agents.attempt_summary", at_load=True)
-    assert "agents.scenario" in imports("agents.cli")  # only inside a function (--help stays fast)
-    assert "agents.scenario" not in imports("agents.cli", at_load=True)
+    assert "agents.loop.status" in imports("agents.record.transcript", at_load=True)  # a plain module-level import
+    assert "agents.loop.budget" in imports("agents.loop.attempt_summary")  # only under TYPE_CHECKING
+    assert "agents.loop.budget" not in imports("agents.loop.attempt_summary", at_load=True)
+    assert "agents.scenario.spec" in imports("agents.cli.app")  # only inside a function (--help stays fast)
+    assert "agents.scenario.spec" not in imports("agents.cli.app", at_load=True)
     graph = {m: imports(m, at_load=True) for m in MODULES}
-    assert {"agents.errors", "agents.models"} <= loaded_with("agents.models.config", graph)
+    assert {"agents.loop.errors", "agents.models"} <= loaded_with("agents.models.config", graph)

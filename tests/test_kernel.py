@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.conversation import RunOptions, run_scenario
-from agents.figures import png_info
+from agents.feedback.figures import png_info
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.run_folder import workspace_name
+from agents.record.transcript import load_transcript
 from agents.replay.execute import replay_blocks
 from agents.replay.html import render_html
-from agents.run_folder import workspace_name
+from agents.sandbox import make_executor
 from agents.sandbox.config import SandboxConfig
-from agents.sandbox.docker_executor import DockerExecutor
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import IMAGE, ROOT, py
 from tests.helpers import run_cli
 
@@ -31,7 +31,7 @@ LEFTOVERS = "import os\nprint('others', sorted(int(p) for p in os.listdir('/proc
 
 @pytest.fixture
 def kernel(tmp_path: Path, sandbox_image: str):
-    executor = DockerExecutor(SandboxConfig(image=sandbox_image, session="kernel", timeout=4), tmp_path / "ws")
+    executor = make_executor(SandboxConfig(image=sandbox_image, session="kernel", timeout=4), tmp_path / "ws")
     executor.start()
     yield executor
     executor.stop()
@@ -46,7 +46,7 @@ def test_variables_imports_and_data_persist_and_the_last_value_shows(kernel):
     assert "rows 3" in second.output and "n    4" in second.output
     third = kernel.execute("x = 1\nx = x + 1")  # an assignment shows nothing
     assert third.exit_code == 0 and third.output.strip() == ""
-    assert kernel.kernel_files == ["block01.py", "block02.py", "block03.py"]
+    assert kernel.session_files() == ["block01.py", "block02.py", "block03.py"]
 
 
 def test_an_error_keeps_the_kernel_and_shows_the_failing_line_variables(kernel):
@@ -80,16 +80,16 @@ def test_a_kernel_that_dies_is_reported_and_restarted(kernel, death, why):
     kernel.execute("kept = 1")
     died = kernel.execute(death)
     assert died.exit_code != 0 and "the Python kernel died during this block" in died.output and why in died.output
-    assert kernel.kernel_files == []
+    assert kernel.session_files() == []
     fresh = kernel.execute("print('fresh')")
     assert fresh.exit_code == 0 and "a fresh Python kernel" in fresh.output and why in fresh.output
-    assert kernel.kernel_files == [fresh.filename]
+    assert kernel.session_files() == [fresh.filename]
 
 
 def test_hostile_blocks_in_the_kernel_stay_contained(tmp_path: Path, sandbox_image: str):
     cfg = SandboxConfig(image=sandbox_image, session="kernel", timeout=6, memory="256m", pids=64,
                         output_limit=2000)
-    executor = DockerExecutor(cfg, tmp_path / "ws")
+    executor = make_executor(cfg, tmp_path / "ws")
     executor.start()
     try:
         bomb = executor.execute("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n"
@@ -108,7 +108,7 @@ def test_hostile_blocks_in_the_kernel_stay_contained(tmp_path: Path, sandbox_ima
 @pytest.mark.parametrize("session", ["process", "kernel"])
 def test_figures_shown_or_left_open_are_saved_and_a_saved_one_is_not_doubled(tmp_path: Path, sandbox_image: str,
                                                                                session: str):
-    executor = DockerExecutor(SandboxConfig(image=sandbox_image, session=session), tmp_path / "ws")
+    executor = make_executor(SandboxConfig(image=sandbox_image, session=session), tmp_path / "ws")
     executor.start()
     try:
         executor.execute("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.title('left open')")
@@ -125,7 +125,7 @@ def test_figures_shown_or_left_open_are_saved_and_a_saved_one_is_not_doubled(tmp
 
 def test_a_candidate_kernel_starts_from_the_attempts_state(tmp_path: Path, sandbox_image: str):
     cfg = SandboxConfig(image=sandbox_image, session="kernel")
-    attempt = DockerExecutor(cfg, tmp_path / "attempt")
+    attempt = make_executor(cfg, tmp_path / "attempt")
     attempt.start()
     try:
         attempt.execute("rows = [1, 2, 3]")
@@ -133,10 +133,10 @@ def test_a_candidate_kernel_starts_from_the_attempts_state(tmp_path: Path, sandb
     finally:
         attempt.stop()
     shutil.copytree(attempt.workspace, tmp_path / "candidate")
-    candidate = DockerExecutor(cfg, tmp_path / "candidate")
+    candidate = make_executor(cfg, tmp_path / "candidate")
     candidate.start()
     try:
-        candidate.restore_kernel(attempt.kernel_files)
+        candidate.restore(attempt.session_files())
         result = candidate.execute("print(sum(rows))")
     finally:
         candidate.stop()

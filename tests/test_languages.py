@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from agents.checks import CommandCheck
-from agents.codeblocks import CodeBlock
-from agents.conversation import RunOptions, run_scenario
-from agents.errors import ScenarioError
-from agents.languages import block_name, normalize
+from agents.loop.codeblocks import CodeBlock
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.loop.errors import ScenarioError
+from agents.record.transcript import load_transcript
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.docker_executor import DockerExecutor
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.sandbox.languages import block_name, normalize
+from agents.scenario.checks import CommandCheck
+from agents.scenario.spec import load_scenario
 from tests.conftest import ROOT
 from tests.helpers import toolchains_image
 
@@ -80,7 +80,7 @@ def test_a_command_check_and_an_unknown_language_in_yaml(tmp_path: Path):
 
 
 def test_a_frame_in_a_workspace_file_quotes_its_source_line(tmp_path: Path):
-    from agents.workspace_view import quote_frames
+    from agents.feedback.workspace_view import quote_frames
 
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "lib.rs").write_text("fn a() {}\n\n    let x = v[i + 1];\n", encoding="utf-8")
@@ -101,7 +101,7 @@ def test_a_lone_source_path_comment_names_the_file():
 
 
 def test_the_system_prompt_names_the_toolchains():
-    from agents.prompts import system_message
+    from agents.feedback.prompts import system_message
 
     text = system_message(False, ["c", "rust"])
     assert "C: gcc" in text and "Rust: rustc, cargo" in text and "// filename:" in text and "```rust" in text
@@ -139,7 +139,7 @@ def test_named_files_are_saved_and_a_program_is_built_with_its_neighbours(execut
 
 @pytest.mark.docker
 def test_a_compiler_error_leads_the_feedback(executor):
-    from agents.feedback import Outcome, execution_feedback
+    from agents.feedback.feedback import Outcome, execution_feedback
 
     result = executor.execute('#include <stdio.h>\nint main(void) {\n    printf("%d\\n", total);\n}\n', "c")
     assert result.exit_code != 0 and "total’ undeclared" in result.output  # gcc quotes ‘so’ in C.UTF-8
@@ -149,7 +149,7 @@ def test_a_compiler_error_leads_the_feedback(executor):
 
 @pytest.mark.docker
 def test_addresssanitizer_names_the_bad_access_and_its_line(executor):
-    from agents.feedback import Outcome, execution_feedback
+    from agents.feedback.feedback import Outcome, execution_feedback
 
     code = ("#include <stdlib.h>\n#include <stdio.h>\nint main(void) {\n"
             "    int *a = malloc(4 * sizeof(int));\n    for (int i = 0; i <= 4; i++) a[i] = i;\n"
@@ -164,7 +164,7 @@ def test_addresssanitizer_names_the_bad_access_and_its_line(executor):
 
 @pytest.mark.docker
 def test_a_crash_by_signal_is_named(executor):
-    from agents.feedback import Outcome, execution_feedback
+    from agents.feedback.feedback import Outcome, execution_feedback
 
     # built by a shell block without sanitizers: the kernel's SIGSEGV is what stops it
     executor.execute("// filename: crash.c\n#include <stdio.h>\nint main(void) { int *p = 0; printf(\"before\\n\"); "
@@ -254,7 +254,7 @@ def test_replay_execute_of_a_language_run_matches(language_sandbox, workspaces):
 # -- the command line ------------------------------------------------------------------------------------------------
 @pytest.mark.docker
 def test_sandbox_status_lists_the_language_image_and_a_missing_set_names_its_build_command(language_sandbox):
-    from agents.errors import ImageMissing
+    from agents.loop.errors import ImageMissing
     from agents.sandbox.image import ensure_image, image_status
     from tests.helpers import run_cli
 
@@ -349,7 +349,7 @@ def test_a_script_with_a_shebang_keeps_it_on_its_first_line(executor):
 def test_a_reply_that_forgot_its_opening_fence_is_read_as_the_file_it_names():
     """Exercism's rust/accumulate (2026-11-27): the 1.5B began with `// filename: src/lib.rs`, ended with a bare
     ```, and was told twice that its reply was cut off; its code never ran."""
-    from agents.codeblocks import classify_reply, extract_code_blocks
+    from agents.loop.codeblocks import classify_reply, extract_code_blocks
 
     reply = ("// filename: src/lib.rs\npub fn map(v: Vec<i32>, f: fn(i32) -> i32) -> Vec<i32> {\n"
              "    v.into_iter().map(f).collect()\n}\n\n// filename: Cargo.toml\n[package]\nname = \"acc\"\n```\n")
@@ -365,7 +365,7 @@ def test_a_reply_that_forgot_its_opening_fence_is_read_as_the_file_it_names():
 
 
 def test_a_cut_off_reply_is_asked_again_in_its_language():
-    from agents.feedback import code_ask
+    from agents.feedback.feedback import code_ask
 
     assert code_ask("```python\nprint(1)\n") == "script in one ```python block"  # the Python product as before
     assert code_ask("```rust\nfn main() {\n", ["rust"]) == "file or program in one ```rust block"
@@ -374,5 +374,5 @@ def test_a_cut_off_reply_is_asked_again_in_its_language():
     assert code_ask("```\nx = 1\n", ["c", "go"]) == "script in one ```python block"
     assert code_ask("no code here", ["go"], "no_code") == "file or program in one ```go block"
     assert code_ask("no code here", [], "no_code") == "Python script in a ```python block"
-    from agents.prompts import render
+    from agents.feedback.prompts import render
     assert render("empty", what=code_ask("", ["rust"], "empty")).endswith("one ```rust block.")

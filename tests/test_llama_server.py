@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.display import LIVE_ENV
-from agents.errors import EXIT_ENVIRONMENT
-from agents.extras import missing
+from agents.loop.errors import EXIT_ENVIRONMENT
+from agents.loop.extras import missing
 from agents.models.download import pull_model
 from agents.models.server import MODEL_ALIAS, LlamaServer
-from agents.run_folder import LIVE_FILE
-from agents.transcript import load_transcript
+from agents.record.display import LIVE_ENV
+from agents.record.run_folder import LIVE_FILE
+from agents.record.transcript import load_transcript
 from tests.conftest import ROOT
 from tests.helpers import free_port, run_cli
 

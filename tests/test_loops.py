@@ -211,13 +211,13 @@ def test_the_local_client_stops_at_the_second_copy_and_returns_the_salvaged_repl
 def test_the_strategy_records_a_salvaged_reply_and_keeps_it(no_perf, tmp_path: Path):
     from autogen import AssistantAgent, UserProxyAgent
 
-    from agents.attempt import install_turns
-    from agents.display import NullDisplay
+    from agents.loop.attempt import install_turns
+    from agents.loop.repeats import RepeatMemory
+    from agents.loop.turn_policy import TurnPolicy
     from agents.models.config import build_provider
-    from agents.repeats import RepeatMemory
-    from agents.strategy_config import StrategyConfig
-    from agents.transcript import JsonlRecorder
-    from agents.turn_policy import TurnPolicy
+    from agents.record.display import NullDisplay
+    from agents.record.transcript import JsonlRecorder
+    from agents.scenario.strategy_config import StrategyConfig
 
     provider = build_provider({"provider": "llama_cpp", "auto_pull": False}, origin="test")
     model = fake_model(LOOPING)

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.conversation import RunOptions, run_scenario
-from agents.missing_files import missing_file_note, missing_path
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.feedback.missing_files import missing_file_note, missing_path
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 
 
 @pytest.mark.parametrize("output, path", [

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from agents.conversation import RunOptions, run_scenario
-from agents.scenario import load_scenario
-from agents.status import STATUSES
-from agents.transcript import load_transcript
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.loop.status import STATUSES
+from agents.record.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.model, pytest.mark.docker, pytest.mark.slow]

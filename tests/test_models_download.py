@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.errors import EXIT_ENVIRONMENT, ModelUnavailable
+from agents.loop.errors import EXIT_ENVIRONMENT, ModelUnavailable
 from agents.models import download
-from agents.paths import codeduet_home
+from agents.record.paths import codeduet_home
 
 
 def _blob(tmp_path: Path, size: int = 3 * (1 << 20) + 123) -> tuple[Path, str, int]:

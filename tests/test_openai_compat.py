@@ -14,11 +14,18 @@ import pytest
 import yaml
 from rich.console import Console
 
-from agents.budget import BudgetSpent, TimeBudget
-from agents.display import ConsoleDisplay
-from agents.errors import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_FAILED, BadInputError, CodeduetError, ModelUnavailable
+from agents.loop.budget import BudgetSpent, TimeBudget
+from agents.loop.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_ENVIRONMENT,
+    EXIT_FAILED,
+    BadInputError,
+    CodeduetError,
+    ModelUnavailable,
+)
+from agents.loop.protocols import ModelProvider
 from agents.models.config import build_provider, load_models_file
-from agents.protocols import ModelProvider
+from agents.record.display import ConsoleDisplay
 from tests.conftest import IMAGE
 
 REPLY = "Hello from the test server. TERMINATE"
@@ -143,12 +150,12 @@ class RecordingDisplay(ConsoleDisplay):
 def test_assistant_agent_talks_to_a_real_openai_compatible_server(server, tmp_path):
     from autogen import AssistantAgent
 
-    from agents.attempt import install_turns
-    from agents.display import NullDisplay
-    from agents.repeats import RepeatMemory
-    from agents.strategy_config import StrategyConfig
-    from agents.transcript import JsonlRecorder
-    from agents.turn_policy import TurnPolicy
+    from agents.loop.attempt import install_turns
+    from agents.loop.repeats import RepeatMemory
+    from agents.loop.turn_policy import TurnPolicy
+    from agents.record.display import NullDisplay
+    from agents.record.transcript import JsonlRecorder
+    from agents.scenario.strategy_config import StrategyConfig
 
     provider = build_provider({"provider": "openai", "model": "x", "base_url": _url(server), "api_key_optional": True})
     assert isinstance(provider, ModelProvider)
@@ -251,9 +258,9 @@ def test_the_key_is_sent_but_never_described(server, monkeypatch):
 def test_a_streamed_run_records_ttft_and_never_the_key(server, sandbox_image, workspaces, tmp_path, monkeypatch):
     """A whole scenario against the streaming server: the code runs in the sandbox, the transcript has the reply,
     its usage and TTFT, and the key appears nowhere in the run folder."""
-    from agents.conversation import RunOptions, run_scenario
-    from agents.scenario import load_scenario
-    from agents.transcript import load_transcript
+    from agents.loop.conversation import RunOptions, run_scenario
+    from agents.record.transcript import load_transcript
+    from agents.scenario.spec import load_scenario
 
     reply = "Here is the script:\n```python\nprint(6 * 7)\n```"
     server.pieces = pieces_of(reply, 4)

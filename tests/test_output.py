@@ -11,7 +11,7 @@ import sys
 import pexpect
 import pytest
 
-from agents.transcript import load_transcript
+from agents.record.transcript import load_transcript
 from tests.conftest import ROOT
 from tests.helpers import run_cli
 

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.conversation import RunOptions, run_scenario
-from agents.errors import ImageMissing
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.loop.errors import ImageMissing
+from agents.record.transcript import load_transcript
 from agents.sandbox.cli import _split
 from agents.sandbox.config import SandboxConfig, image_tag, package_hash
 from agents.sandbox.crates import locked
@@ -33,8 +34,7 @@ from agents.sandbox.packages import (
 )
 from agents.sandbox.preflight import preflight
 from agents.sandbox.presets import PRESETS
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import ROOT, py
 from tests.helpers import toolchains_image
 
@@ -307,7 +307,7 @@ def test_hostile_cases_are_contained_in_the_web_image(web_image):
 
 
 def test_the_system_prompt_names_what_the_image_adds_and_nothing_when_it_adds_nothing():
-    from agents.prompts import system_message
+    from agents.feedback.prompts import system_message
 
     backend = SandboxConfig(preset="backend")
     text = system_message(False, backend.languages, False, backend.installed)

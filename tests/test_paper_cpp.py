@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.checks import CommandCheck
-from agents.scenario import load_scenario
+from agents.scenario.checks import CommandCheck
+from agents.scenario.spec import load_scenario
 from tests.conftest import ROOT
 
 SUITE = ROOT / "benchmarks" / "paper" / "cpp"

@@ -12,12 +12,12 @@ from typing import Callable
 
 import pytest
 
-from agents.check_http import HttpCheck
-from agents.check_page import PageCheck
-from agents.checks import CommandCheck
-from agents.conversation import RunOptions, run_scenario
-from agents.scenario import Scenario, load_scenario
-from agents.transcript import load_transcript
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.transcript import load_transcript
+from agents.scenario.check_http import HttpCheck
+from agents.scenario.check_page import PageCheck
+from agents.scenario.checks import CommandCheck
+from agents.scenario.spec import Scenario, load_scenario
 from tests.conftest import ROOT
 from tests.helpers import toolchains_image
 

@@ -17,15 +17,15 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from rich.console import Console
 
-from agents.codeblocks import classify_reply, extract_code_blocks
-from agents.errors import CodeduetError, TranscriptError
-from agents.protocols import ExecResult
+from agents.loop.codeblocks import classify_reply, extract_code_blocks
+from agents.loop.errors import CodeduetError, TranscriptError
+from agents.loop.protocols import ExecResult
+from agents.record.transcript import JsonlRecorder, load_transcript
 from agents.replay.html import render_html
 from agents.replay.show import show_run
 from agents.sandbox.filenames import place_block
-from agents.scenario import Scenario, load_scenario
-from agents.schema import Strict
-from agents.transcript import JsonlRecorder, load_transcript
+from agents.scenario.schema import Strict
+from agents.scenario.spec import Scenario, load_scenario
 from tests.helpers import ROOT
 
 # -- any YAML text gives a Scenario or one `file:line` error ----------------------------------------

@@ -1,4 +1,4 @@
-"""The Python API (agents/api.py) as a user calls it: a script in a fresh interpreter, the scripted model, the real
+"""The Python API (agents/cli/api.py) as a user calls it: a script in a fresh interpreter, the scripted model, the real
 Docker sandbox."""
 
 from __future__ import annotations

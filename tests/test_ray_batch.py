@@ -14,8 +14,8 @@ from typing import Any, Iterator
 
 import pytest
 
+from agents.record.transcript import load_transcript
 from agents.sandbox.docker_executor import LABEL, LABEL_PID
-from agents.transcript import load_transcript
 from tests.conftest import ROOT, py
 from tests.helpers import RUN_PY, run_cli
 

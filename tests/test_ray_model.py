@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from agents.status import STATUSES
-from agents.transcript import load_transcript
+from agents.loop.status import STATUSES
+from agents.record.transcript import load_transcript
 from tests.conftest import ROOT
 
 pytest.importorskip("ray", reason="the optional extra codeduet[ray] is not installed")

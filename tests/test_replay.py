@@ -19,10 +19,10 @@ import pexpect
 import pytest
 from rich.console import Console
 
-from agents.conversation import RunOptions, run_scenario
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.transcript import load_transcript
 from agents.replay.execute import normalize
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import ROOT, py
 from tests.helpers import plain, run_cli, sandbox_runs, wait_for
 
@@ -185,7 +185,7 @@ def test_a_runs_time_reads_alike_in_the_replay_header_the_runs_list_and_the_web_
 
 
 def test_json_applies_to_resume_alone(tmp_path):
-    from agents.errors import BadInputError
+    from agents.loop.errors import BadInputError
     from agents.replay.cli import replay_command
 
     for other in ({}, {"resume": True, "execute": True}, {"resume": True, "html": tmp_path / "x.html"}):
@@ -205,7 +205,7 @@ def test_show_through_a_pipe_ends_every_line_of_both_streams(workspaces, loop_fi
 
 def test_resume_json_prints_the_summary_line_of_run_json(workspaces, loop_file):
     """`replay --resume --json` starts a run as `run --json` does: stdout is its one JSON summary line."""
-    from agents.cli_common import summary
+    from agents.cli.common import summary
 
     parent = run_scenario(load_scenario(loop_file([py("print(1)"), py("print(2)")], name="rj")), RunOptions())
     proc = run_cli("replay", str(parent.run_dir), "--resume", "--json", "--message", "Now print 2.")

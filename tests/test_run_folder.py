@@ -1,4 +1,4 @@
-"""The run folder's exchange files (agents/run_folder.py): what another process reads is written whole, an answer
+"""The run folder's exchange files (agents/record/run_folder.py): what another process reads is written whole, an answer
 to a person's prompt is created once (the first one wins), and the HITL reader takes it without waiting for it to
 be filled."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 
-from agents.run_folder import answer_file, create_atomic, wait_answer, write_answer, write_atomic
+from agents.record.run_folder import answer_file, create_atomic, wait_answer, write_answer, write_atomic
 
 
 def test_an_answer_is_created_once_and_whole(tmp_path):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.scaleout.archive import UnsafeArchive, pack_folder, safe_extract
+from agents.cli.scaleout.archive import UnsafeArchive, pack_folder, safe_extract
 
 RUN = "demo/20260101-000000-abcdef"
 

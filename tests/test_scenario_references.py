@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.conversation import RunOptions, run_scenario
-from agents.scenario import load_scenario
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.scenario.spec import load_scenario
 from tests.conftest import ROOT
 
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))

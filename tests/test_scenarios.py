@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.checks import PytestCheck
-from agents.conversation import RunOptions, run_scenario
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.transcript import load_transcript
+from agents.scenario.checks import PytestCheck
+from agents.scenario.spec import load_scenario
 from tests.conftest import ROOT
 
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
@@ -74,7 +74,7 @@ AG2_SCENARIO = ROOT / "scenarios" / "ag2_default_prompt.yaml"
 def test_a_system_message_can_name_ag2s_default_prompt_instead_of_copying_it(tmp_path):
     from autogen import AssistantAgent
 
-    from agents.errors import ScenarioError
+    from agents.loop.errors import ScenarioError
 
     assert "from: ag2.default" in AG2_SCENARIO.read_text() and "You are a helpful AI" not in AG2_SCENARIO.read_text()
     scenario = load_scenario(AG2_SCENARIO)
@@ -115,7 +115,7 @@ def test_ag2_default_prompt_succeeds_through_the_cli(sandbox_image, tmp_path):
 def test_the_assistant_is_asked_with_ag2s_prompt_itself(sandbox_image, workspaces, monkeypatch):
     from autogen import AssistantAgent
 
-    import agents.run_setup as run_setup
+    import agents.loop.run_setup as run_setup
 
     made = []
     resolve = run_setup.resolve_model

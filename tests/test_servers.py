@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.display import outcome_text
-from agents.feedback import Outcome, execution_feedback
+from agents.feedback.feedback import Outcome, execution_feedback
+from agents.record.display import outcome_text
 from agents.replay.html import execution_html
 from agents.sandbox import make_executor
 from agents.sandbox.config import SandboxConfig
@@ -133,8 +133,8 @@ def test_a_server_a_check_command_leaves_running_is_stopped_with_it(sandbox_imag
 
 
 def test_a_block_that_asks_the_server_an_earlier_block_started_is_told_it_was_stopped(tmp_path: Path):
-    from agents.run_reply import run_reply
-    from agents.scenario import Scenario
+    from agents.loop.run_reply import run_reply
+    from agents.scenario.spec import Scenario
 
     port = free_port()
     executor = make_executor(SandboxConfig(kind="local", timeout=10, server_seconds=1), tmp_path / "ws", "t")
@@ -149,7 +149,7 @@ def test_a_block_that_asks_the_server_an_earlier_block_started_is_told_it_was_st
 
 
 def test_a_stopped_server_is_a_clean_execution_in_the_metrics_and_no_error():
-    from agents.metrics import errors, run_facts
+    from agents.record.metrics import errors, run_facts
 
     server = {"exit_code": 143, "server": {"port": 8000}, "timed_out": False}
     crash = {"exit_code": 1}

@@ -11,16 +11,16 @@ import pytest
 from rich.syntax import Syntax
 from rich.text import Text
 
-from agents.codeblocks import CodeBlock, console_commands, extract_code_blocks
-from agents.conversation import RunOptions, run_scenario
-from agents.display import message_body, outcome_text
+from agents.loop.codeblocks import CodeBlock, console_commands, extract_code_blocks
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.display import message_body, outcome_text
+from agents.record.transcript import load_transcript
 from agents.replay.execute import recorded_blocks
 from agents.replay.html import content_html, render_html
 from agents.sandbox import make_executor
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.image import PYTHON_PACKAGES
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import IMAGE
 from tests.helpers import run_cli
 
@@ -51,7 +51,8 @@ def test_shell_tags_run_with_their_shell_and_a_console_block_runs_its_prompt_lin
 
 
 def test_a_tilde_fence_is_shown_as_it_is_treated():
-    """One fence grammar (agents/codeblocks.py segments): a `~~~` fence neither runs nor is reported "not run", so
+    """One fence grammar (agents/loop/codeblocks.py segments): a `~~~` fence neither runs nor is reported "not
+    run", so
     the terminal and the HTML page show it as prose; the ``` block beside it is shown as code and is what runs."""
     content = "First:\n~~~python\nprint('tilde')\n~~~\nThen:\n```python\nprint('backtick')\n```\n"
     assert [b.code for b in extract_code_blocks(content)] == ["print('backtick')\n"]

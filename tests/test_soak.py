@@ -12,12 +12,12 @@ import time
 
 import pytest
 
-from agents.conversation import RunOptions, run_scenario
-from agents.run_folder import new_run_dir
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.run_folder import new_run_dir
+from agents.record.transcript import JsonlRecorder
 from agents.sandbox.docker_executor import LABEL
 from agents.sandbox.reaper import Reaper
-from agents.scenario import load_scenario
-from agents.transcript import JsonlRecorder
+from agents.scenario.spec import load_scenario
 from benchmarks.soak_check import check_run, check_runs, proc_stats, reaper_processes
 
 

@@ -16,7 +16,7 @@ from tests.helpers import ROOT, run_cli
 HEAVY = ("autogen", "openai", "docker", "llama_cpp")
 PROBE = """\
 import json, sys
-from agents.cli import app
+from agents.cli.app import app
 try:
     app(sys.argv[1:], prog_name="codeduet")
     code = 0
@@ -54,7 +54,7 @@ def test_help_imports_no_ag2(tmp_path):
 
 def test_help_imports_no_pydantic_either():
     """`--help` loads the sub-commands' modules (sandbox/cli.py and the like), never a config model."""
-    code = "import sys\nfrom agents.cli import app\nprint('pydantic' in sys.modules)"
+    code = "import sys\nfrom agents.cli.app import app\nprint('pydantic' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
 

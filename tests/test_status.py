@@ -1,12 +1,13 @@
-"""A run's status: the statuses (agents/status.py), their exit codes (agents/errors.py), which attempt a run keeps
-(agents/attempt_summary.py)."""
+"""A run's status: the statuses (agents/loop/status.py), their exit codes (agents/loop/errors.py), which attempt a run
+keeps
+(agents/loop/attempt_summary.py)."""
 
 from __future__ import annotations
 
-from agents import errors, status
-from agents.attempt_summary import AttemptSummary, best_attempt, final_status, overall_status
-from agents.feedback import Outcome
-from agents.protocols import ExecResult
+from agents.feedback.feedback import Outcome
+from agents.loop import errors, status
+from agents.loop.attempt_summary import AttemptSummary, best_attempt, final_status, overall_status
+from agents.loop.protocols import ExecResult
 
 
 def summary(attempt: int, success: bool, checks_passed: int, tests_passed: int = 0) -> AttemptSummary:
@@ -51,8 +52,8 @@ def test_every_status_has_its_exit_code_and_a_batch_takes_the_worst():
 
 
 def test_the_transcript_the_ui_and_replay_take_their_statuses_from_here():
+    from agents.record.transcript import STATUSES as TRANSCRIPT
     from agents.replay.show import STATUS_STYLE
-    from agents.transcript import STATUSES as TRANSCRIPT
     from agents.ui.app import STATUSES as UI
 
     assert status.STATUSES == ("success", "failed", "max_replies", "timeout", "interrupted", "error")

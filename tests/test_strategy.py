@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from agents.attempt import install_turns
-from agents.briefing import briefed_task, file_preview
-from agents.conversation import RunOptions, run_scenario
-from agents.repeats import RepeatMemory, normalize_code
-from agents.scenario import load_scenario
-from agents.strategy import SamplingPolicy, compact, reask_messages
-from agents.strategy_config import StrategyConfig
-from agents.transcript import load_transcript
-from agents.turn_policy import TurnPolicy
+from agents.loop.attempt import install_turns
+from agents.loop.briefing import briefed_task, file_preview
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.loop.repeats import RepeatMemory, normalize_code
+from agents.loop.strategy import SamplingPolicy, compact, reask_messages
+from agents.loop.turn_policy import TurnPolicy
+from agents.record.transcript import load_transcript
+from agents.scenario.spec import load_scenario
+from agents.scenario.strategy_config import StrategyConfig
 from tests.conftest import ROOT, py
 from tests.helpers import run_cli
 
@@ -201,8 +201,8 @@ def test_a_bad_strategy_key_is_a_one_line_error_with_file_and_line(tmp_path):
 
 
 def test_failed_checks_show_expected_and_the_closest_output_line():
-    from agents.checks import closest_line
-    from agents.feedback import first_line
+    from agents.feedback.feedback import first_line
+    from agents.scenario.checks import closest_line
 
     output = "Total rows: 14\nSouth: 1127.3000000001\nNorth: 786.34\n"
     assert closest_line(output, "South 1127.30") == "; the closest output line is 'South: 1127.3000000001'"
@@ -269,9 +269,9 @@ def test_a_reask_keeps_a_prose_reply_and_asks_for_its_code_shows_a_repeat_and_dr
 def test_the_model_is_asked_with_its_prose_kept_or_from_the_clean_prompt(tmp_path, prose_reply):
     from autogen import AssistantAgent, UserProxyAgent
 
-    from agents.display import NullDisplay
     from agents.models.config import build_provider
-    from agents.transcript import JsonlRecorder
+    from agents.record.display import NullDisplay
+    from agents.record.transcript import JsonlRecorder
 
     prose = "The loop stops one item early; I will use range(n + 1)."
     provider = build_provider({"provider": "scripted", "replies": [prose, py(GOOD)]}, origin="test")

@@ -1,12 +1,13 @@
-"""A typed task's languages, preset and acceptance checks (agents/task_spec.py), as `chat` and the page's task box
+"""A typed task's languages, preset and acceptance checks (agents/scenario/task_spec.py), as `chat` and the page's task
+box
 make them: each becomes a scenario that validates as a file would."""
 
 from __future__ import annotations
 
 import pytest
 
-from agents.errors import BadInputError
-from agents.task_spec import parse_request, quick_checks, sandbox_block
+from agents.loop.errors import BadInputError
+from agents.scenario.task_spec import parse_request, quick_checks, sandbox_block
 from agents.ui.typed import typed_scenario
 
 

@@ -11,12 +11,12 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from agents.conversation import RunOptions, run_scenario
-from agents.metrics import batch_metrics, run_facts
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.loop.team import check_detail, failure_facts, plan_ask, plan_steps, qa_hypothesis
+from agents.record.metrics import batch_metrics, run_facts
+from agents.record.transcript import load_transcript
 from agents.replay.html import render_html
-from agents.scenario import load_scenario
-from agents.team import check_detail, failure_facts, plan_ask, plan_steps, qa_hypothesis
-from agents.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import IMAGE, ROOT, py
 from tests.helpers import run_cli
 
@@ -69,9 +69,9 @@ def test_the_qa_hypothesis_keeps_its_prose_and_drops_the_code_the_developer_woul
 
 
 def test_the_qa_model_is_asked_for_a_sentence_and_the_planner_keeps_its_length():
+    from agents.loop.team import QA_MAX_TOKENS, Team
     from agents.models.scripted import ScriptedConfig, ScriptedProvider
-    from agents.scenario import RoleConfig
-    from agents.team import QA_MAX_TOKENS, Team
+    from agents.scenario.spec import RoleConfig
 
     provider = ScriptedProvider("scripted", ScriptedConfig(replies=["1. Print it."]))
     roles = [RoleConfig(role=r) for r in ("planner", "developer", "qa")]

@@ -1,4 +1,4 @@
-"""Termination predicates (agents/termination.py): each kind registered by name with its own evaluation; any/all
+"""Termination predicates (agents/loop/termination.py): each kind registered by name with its own evaluation; any/all
 nest; a predicate never reads codeduet's own reports."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import TypeAdapter
 
-from agents.termination import PREDICATES, Predicate, RunContext, compile_predicate
+from agents.loop.termination import PREDICATES, Predicate, RunContext, compile_predicate
 
 CASES = [
     ({"contains": "DONE"}, "all DONE here", True),

@@ -1,4 +1,4 @@
-"""agents/testrunners.py against real test runners' outputs (tests/data/testrunners/, see its README.md)."""
+"""agents/scenario/testrunners.py against real test runners' outputs (tests/data/testrunners/, see its README.md)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agents import testrunners
-from agents.testrunners import parse_tests  # not tests_summary: imported by name, pytest would collect it as a test
+from agents.scenario import testrunners
+from agents.scenario.testrunners import (
+    parse_tests,  # not tests_summary: imported by name, pytest would collect it as a test
+)
 
 DATA = Path(__file__).parent / "data" / "testrunners"
 COMPILER_OUTPUT = Path(__file__).parent / "data" / "compiler_output"

@@ -1,4 +1,4 @@
-"""The turn policy (agents/turn_policy.py): a repeat, a cut reply or a prose reply is re-asked, never run; a repeat
+"""The turn policy (agents/loop/turn_policy.py): a repeat, a cut reply or a prose reply is re-asked, never run; a repeat
 past its re-asks is answered without running; the same prose after a nudge ends the attempt. Real AG2
 conversations with the scripted model on the local executor."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from agents.conversation import RunOptions, run_scenario
-from agents.scenario import load_scenario
-from agents.transcript import load_transcript
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.record.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from tests.conftest import py
 from tests.helpers import run_cli
 from tests.test_strategy import BAD, BAD_REFORMATTED, GOOD, events

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.transcript import load_transcript
+from agents.record.transcript import load_transcript
 from tests.conftest import IMAGE, ROOT, py
 from tests.helpers import RUN_PY, free_port, run_cli, wait_for
 

@@ -19,7 +19,7 @@ from tests.helpers import ROOT
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 SHIPPED = ("agents/models/llm.yaml", "agents/sandbox/docker/Dockerfile", "agents/sandbox/docker/build-rootfs.sh",
-           "agents/prompts/system.md", "agents/replay/page.css", "agents/sandbox/incontainer/http_check.py",
+           "agents/feedback/prompts/system.md", "agents/replay/page.css", "agents/sandbox/incontainer/http_check.py",
            "agents/sandbox/incontainer/listening.py")
 
 

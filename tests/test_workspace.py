@@ -15,9 +15,9 @@ from pathlib import Path
 import docker
 import pytest
 
+from agents.record.transcript import load_transcript
 from agents.sandbox.archive import WorkspaceSync
 from agents.sandbox.docker_executor import LABEL_WORKSPACE
-from agents.transcript import load_transcript
 from tests.conftest import py
 from tests.helpers import ROOT, RUN_PY, containers_under, run_cli
 

@@ -8,8 +8,8 @@ from typing import List, Optional
 
 import typer
 
-from agents.cli_common import cli_errors, console, install_signal_handlers
-from agents.errors import BadInputError
+from agents.cli.common import cli_errors, console, install_signal_handlers
+from agents.loop.errors import BadInputError
 
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: HumanEval single vs loop, sandbox overhead, LLM speed.")
 
@@ -37,7 +37,7 @@ def bench_humaneval(limit: Optional[int] = typer.Option(None, help="Problems to 
     live with the benchmark (agents/bench/humaneval/config.py)."""
     from agents.bench.humaneval.config import BenchConfig, parse_only
     from agents.bench.humaneval.run import main
-    from agents.run_options import parse_overrides
+    from agents.loop.run_options import parse_overrides
 
     install_signal_handlers()
     with cli_errors():

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from agents.paths import PROJECT_ROOT
+from agents.record.paths import PROJECT_ROOT
 
 
 def machine(docker: bool = False) -> dict[str, Any]:

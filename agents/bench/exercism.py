@@ -16,10 +16,10 @@ from typing import Any, TypeVar
 import yaml
 
 from agents.bench.exercism_toolchain import adapt_files
-from agents.errors import BadInputError
-from agents.languages import NAMES
+from agents.loop.errors import BadInputError
 from agents.sandbox.config import language_image
-from agents.scenario import Scenario, load_scenario
+from agents.sandbox.languages import NAMES
+from agents.scenario.spec import Scenario, load_scenario
 
 T = TypeVar("T")
 

@@ -27,9 +27,9 @@ from agents.bench.exercism import (
 )
 from agents.bench.exercism_summary import summarize, summary_table
 from agents.bench.exercism_toolchain import image_versions, manifest_needs, newer_compiler
-from agents.conversation import RunOptions, run_scenario
-from agents.errors import BadInputError, DockerUnavailable, EnvironmentProblem
-from agents.transcript import load_transcript
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.loop.errors import BadInputError, DockerUnavailable, EnvironmentProblem
+from agents.record.transcript import load_transcript
 
 REPLIES = ("model", "example", "stub")
 START_RETRIES = (10.0, 30.0)

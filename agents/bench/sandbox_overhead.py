@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agents.bench.common import git_commit, machine, ms
-from agents.errors import CodeduetError
+from agents.loop.errors import CodeduetError
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.docker_executor import LABEL, LABEL_PID, DockerExecutor, hardening
 

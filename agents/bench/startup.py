@@ -20,7 +20,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from agents.errors import EnvironmentProblem
+from agents.loop.errors import EnvironmentProblem
 
 WARMUP = 1
 SCENARIO = """\

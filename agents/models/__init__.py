@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.registry import resolve
+from agents.loop.registry import resolve
 
 PROVIDERS: dict[str, str] = {
     "llama_cpp": "agents.models.llama_cpp:LlamaCppProvider",

@@ -7,10 +7,10 @@ from typing import Optional
 
 import typer
 
-from agents.cli_common import cli_errors, console, install_signal_handlers
-from agents.errors import ModelUnavailable
-from agents.extras import require
-from agents.paths import models_table
+from agents.cli.common import cli_errors, console, install_signal_handlers
+from agents.loop.errors import ModelUnavailable
+from agents.loop.extras import require
+from agents.record.paths import models_table
 
 model_app = typer.Typer(no_args_is_help=True, help="Get and inspect the embedded local model.")
 

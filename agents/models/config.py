@@ -7,12 +7,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.errors import BadInputError
+from agents.loop.errors import BadInputError
+from agents.loop.protocols import ModelProvider
 from agents.models import provider_class
 from agents.models.config_list import PREFIX, parse_spec
-from agents.paths import models_table
-from agents.protocols import ModelProvider
-from agents.yamlio import Loc, line_of, load_yaml, validate
+from agents.record.paths import models_table
+from agents.scenario.yamlio import Loc, line_of, load_yaml, validate
 
 
 class ModelsFile(BaseModel):
@@ -26,7 +26,7 @@ class ModelsFile(BaseModel):
 
 
 def models_file_path() -> Path:
-    """The model table in use (agents/paths.py: models_table)."""
+    """The model table in use (agents/record/paths.py: models_table)."""
     return models_table()
 
 

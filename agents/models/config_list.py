@@ -17,9 +17,9 @@ from urllib.parse import parse_qsl
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.errors import BadInputError, ModelUnavailable
+from agents.loop.errors import BadInputError, ModelUnavailable
 from agents.models.openai_compat import OpenAIConfig, OpenAIProvider
-from agents.paths import dotenv_files
+from agents.record.paths import dotenv_files
 
 PREFIX = "oai:"
 """`--model oai:ENV_OR_FILE[?key=value,value&key=value]`: a config list named on the command line."""

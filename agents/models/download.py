@@ -14,9 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from agents.defaults import COMMAND
-from agents.errors import ModelUnavailable
-from agents.paths import codeduet_home, models_dir
+from agents.loop.defaults import COMMAND
+from agents.loop.errors import ModelUnavailable
+from agents.record.paths import codeduet_home, models_dir
 
 MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 MODEL_SIZE = 1_117_320_768

@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.budget import beats_only, can_stop
-from agents.defaults import COMMAND
-from agents.errors import ModelUnavailable
-from agents.extras import needs
+from agents.loop.budget import beats_only, can_stop
+from agents.loop.defaults import COMMAND
+from agents.loop.errors import ModelUnavailable
+from agents.loop.extras import needs
+from agents.loop.protocols import TokenSink, Usage
 from agents.models import download
 from agents.models.batched import BatchedDecoder, SeqSampling
 from agents.models.loops import find_loop, loop_check, looping, stopped_reply
 from agents.models.response import InProcessClientMixin, InProcessProviderMixin, StreamedReply, clean_messages
-from agents.protocols import TokenSink, Usage
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -23,7 +23,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from agents.codeblocks import extract_code_blocks, is_unclosed
+from agents.loop.codeblocks import extract_code_blocks, is_unclosed
 
 MIN_REPEAT_CHARS = 200
 LONG_BLOCK_LINES = 4

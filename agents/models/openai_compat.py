@@ -15,11 +15,11 @@ from typing import Any, Callable, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.budget import beats_only, can_stop
-from agents.errors import CodeduetError, ModelUnavailable
+from agents.loop.budget import beats_only, can_stop
+from agents.loop.errors import CodeduetError, ModelUnavailable
+from agents.loop.protocols import TokenSink, Usage
 from agents.models.response import InProcessClientMixin, InProcessProviderMixin, StreamedReply, clean_messages
-from agents.paths import dotenv_files
-from agents.protocols import TokenSink, Usage
+from agents.record.paths import dotenv_files
 
 NO_KEY = "not-needed"
 INCLUDE_USAGE = {"include_usage": True}

@@ -6,7 +6,7 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
-from agents.protocols import TokenSink, Usage
+from agents.loop.protocols import TokenSink, Usage
 
 
 def clean_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agents.loop.protocols import Usage
 from agents.models.response import InProcessClientMixin, InProcessProviderMixin
-from agents.protocols import Usage
 
 if TYPE_CHECKING:
     from rich.console import Console

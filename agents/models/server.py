@@ -15,9 +15,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from agents.errors import ModelUnavailable
-from agents.extras import require
-from agents.paths import codeduet_home
+from agents.loop.errors import ModelUnavailable
+from agents.loop.extras import require
+from agents.record.paths import codeduet_home
 
 MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
 """The model name the server answers to (the `llamacpp-server` entry's `model:`)."""

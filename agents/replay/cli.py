@@ -7,15 +7,15 @@ from typing import Any
 
 from rich.console import Console
 
-from agents.errors import BadInputError
+from agents.loop.errors import BadInputError
+from agents.record.run_folder import EVENTS, TRANSCRIPT
+from agents.record.transcript import load_transcript
 from agents.replay.find import resolve_run
-from agents.run_folder import EVENTS, TRANSCRIPT
-from agents.transcript import load_transcript
 
 
 def load_run(target: Path) -> dict[str, Any]:
     """A run folder, its transcript.json or its events.jsonl -> the transcript (warnings go to stderr)."""
-    from agents.cli_common import warn
+    from agents.cli.common import warn
 
     target = Path(target)
     if target.name == EVENTS and target.is_file():
@@ -45,8 +45,8 @@ def replay_command(console: Console, target: str | Path, *, root: Path | None = 
     """Show a saved run (default), or write --html, --execute its blocks again, --resume it (as_json: print the
     resumed run's JSON summary line, as `run --json` does); the exit code.
     `target` is anything agents/replay/find.py resolves (run folder, id or prefix, scenario, latest, -N)."""
-    from agents.cli_common import err_console
-    from agents.paths import default_workspaces
+    from agents.cli.common import err_console
+    from agents.record.paths import default_workspaces
 
     _check_options(step, execute, html, resume, message, model, max_auto_reply, image, as_json)
     run_dir = resolve_run(target, root or default_workspaces())

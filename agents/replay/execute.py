@@ -14,11 +14,11 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from agents.codeblocks import SHELLS, CodeBlock, extract_code_blocks
-from agents.errors import TranscriptError
-from agents.languages import language_of_tag
+from agents.loop.codeblocks import SHELLS, CodeBlock, extract_code_blocks
+from agents.loop.errors import TranscriptError
 from agents.sandbox import make_executor
 from agents.sandbox.config import SandboxConfig
+from agents.sandbox.languages import language_of_tag
 
 DIFF_LINES = 14
 TIMING = re.compile(r"\b\d+\.\d+\s?(?:s|ms|µs|us|sec|secs|seconds)\b|\b\d+\s?(?:ms|µs|us)\b")
@@ -143,8 +143,8 @@ def compare(block: RecordedBlock, exit_code: int | None, output: str, paths: lis
 
 def _scenario_for_checks(t: dict[str, Any]) -> Any:
     """The recorded scenario (for re-running its checks), or None when it cannot be rebuilt here."""
-    from agents.checks import CommandCheck, PytestCheck
-    from agents.scenario import Scenario
+    from agents.scenario.checks import CommandCheck, PytestCheck
+    from agents.scenario.spec import Scenario
 
     snap = dict(t.get("scenario") or {})
     source = snap.pop("source", None)
@@ -190,9 +190,9 @@ def replay_blocks(t: dict[str, Any], cfg: SandboxConfig, on_block: Any = None) -
 
 def _replay_attempt(t: dict[str, Any], cfg: SandboxConfig, blocks: list[RecordedBlock], scenario: Any,
                     on_block: Any) -> list[BlockReport]:
-    from agents.checks import run_checks
-    from agents.dropped_defs import with_needed
-    from agents.run_folder import workspace_name
+    from agents.feedback.dropped_defs import with_needed
+    from agents.record.run_folder import workspace_name
+    from agents.scenario.checks import run_checks
 
     workspace = fresh_workspace(t)
     executor = make_executor(cfg, workspace, f"replay-{secrets.token_hex(3)}")
@@ -204,7 +204,7 @@ def _replay_attempt(t: dict[str, Any], cfg: SandboxConfig, blocks: list[Recorded
         executor.start()
         for block in blocks:
             # a `# filename:` block is saved again where it was (and run when it is a .py), in the recorded order
-            code, _ = with_needed(block.code, workspace)  # as the proxy saved it (agents/dropped_defs.py)
+            code, _ = with_needed(block.code, workspace)  # as the proxy saved it (agents/feedback/dropped_defs.py)
             result = executor.execute(code, run_language(block.language), run=not block.saved_only)
             checks = None  # compared when the checks ran then (after the turn's last block, whatever its exit)
             if block.checks and scenario is not None:

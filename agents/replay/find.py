@@ -10,8 +10,8 @@ import os
 import re
 from pathlib import Path
 
-from agents.errors import BadInputError
-from agents.run_folder import EVENTS, TRANSCRIPT, is_run
+from agents.loop.errors import BadInputError
+from agents.record.run_folder import EVENTS, TRANSCRIPT, is_run
 
 NEWEST = re.compile(r"latest|-\d+")
 """`latest` or `-1` is the newest run, `-2` the one before it (as `llm logs -n 1`)."""
@@ -83,6 +83,6 @@ def _newest(root: Path, scenario: str, what: str) -> Path:
 
 def _scenario_name(path: Path) -> str:
     """The run-folder name a scenario file's runs are saved under."""
-    from agents.scenario import load_scenario
+    from agents.scenario.spec import load_scenario
 
     return load_scenario(path).name or "run"

@@ -13,17 +13,18 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from agents.changes import changes_title, line_kinds, shown_diff
-from agents.codeblocks import segments
-from agents.display import run_label
-from agents.figures import describe
+from agents.feedback.figures import describe
+from agents.loop.codeblocks import segments
+from agents.loop.roles import MODEL_ROLES
+from agents.record.changes import changes_title, line_kinds, shown_diff
+from agents.record.display import run_label
+from agents.record.run_folder import DIFF_FILE, workspace_name
 from agents.replay.show import message_time, model_label, parse_time, roles_label, sandbox_label, totals_label
 from agents.replay.timeline import attempt_label, candidate_label, candidates_label, rejected_label, timeline
-from agents.run_folder import DIFF_FILE, workspace_name
 from agents.sandbox.servers import server_line
 
 CSS_FILE = Path(__file__).with_name("page.css")
-SIDE = {"assistant": "left", "planner": "left", "qa": "left", "task": "right", "human": "right", "execution": "right",
+SIDE = {**dict.fromkeys(MODEL_ROLES, "left"), "task": "right", "human": "right", "execution": "right",
         "user_proxy": "right"}
 INLINE_CODE = re.compile(r"`([^`\n]+)`")
 
@@ -50,7 +51,7 @@ def text_html(text: str) -> str:
 
 
 def content_html(content: str | None) -> str:
-    """Message text with its fenced blocks highlighted (the blocks agents/codeblocks.py finds: `segments`)."""
+    """Message text with its fenced blocks highlighted (the blocks agents/loop/codeblocks.py finds: `segments`)."""
     if not content:
         return '<div class="text empty">(empty)</div>'
     return "".join(code_html(s.text, s.language) if s.fence else text_html(s.text) for s in segments(content))

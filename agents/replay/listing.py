@@ -6,16 +6,16 @@ from pathlib import Path
 
 from rich.table import Table
 
-from agents.cli_common import console
-from agents.errors import CodeduetError
+from agents.cli.common import console
+from agents.loop.errors import CodeduetError
 
 
 def list_runs(root: Path, scenario: str | None, limit: int | None = None) -> None:
     """Table of saved runs, newest first: run id (it starts with the start time), scenario, status, counts, path."""
-    from agents.display import show_table
+    from agents.record.display import show_table
+    from agents.record.transcript import load_transcript
     from agents.replay.find import find_runs
     from agents.replay.timeline import duration
-    from agents.transcript import load_transcript
 
     dirs = find_runs(root, scenario)
     base = root / scenario if scenario else root

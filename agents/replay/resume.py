@@ -9,13 +9,14 @@ from typing import Any
 
 from rich.console import Console
 
-from agents.errors import CodeduetError, ScenarioError
-from agents.protocols import ExecResult
-from agents.run_folder import workspace_name
+from agents.feedback.workspace_view import BLOCK_FILE
+from agents.loop.errors import CodeduetError, ScenarioError
+from agents.loop.protocols import ExecResult
+from agents.loop.roles import ADVISERS, MODEL_ROLES
+from agents.record.run_folder import workspace_name
+from agents.record.transcript import load_transcript
 from agents.sandbox.filenames import CHECKS_DIR, holds_tests, package_of
 from agents.sandbox.kernel import kernel_history
-from agents.transcript import load_transcript
-from agents.workspace_view import BLOCK_FILE
 
 DEFAULT_MESSAGE = ("Let's continue where we stopped. Carry on with the task; "
                    "if it is already done, say so and reply TERMINATE.")
@@ -40,7 +41,7 @@ def full_history(t: dict[str, Any], warn: Any = None) -> list[dict[str, Any]]:
         chain.append(node)
     # a team's planner and QA messages are already inside the task and the reports the developer read
     return [{"role": m.get("role"), "content": m.get("content") or "", "outcome": m.get("outcome")}
-            for run in reversed(chain) for m in kept_messages(run) if m.get("role") not in ("planner", "qa")]
+            for run in reversed(chain) for m in kept_messages(run) if m.get("role") not in ADVISERS]
 
 
 def kept_attempt(t: dict[str, Any]) -> int:
@@ -99,7 +100,7 @@ def workspace_files(run_dir: Path, warn: Any = None, attempt: int | None = None,
 def seeded_files(recorded: dict[str, str], run_dir: Path, attempt: int, warn: Any = None,
                  binaries: dict[str, bytes] | None = None) -> dict[str, str]:
     """The parent's kept workspace over the files it started with; one it deleted stays deleted. A `files_from:`
-    folder is not read again: its text files are among the recorded ones (agents/scenario.py snapshot). Binary
+    folder is not read again: its text files are among the recorded ones (agents/scenario/spec.py snapshot). Binary
     files of the workspace go into `binaries`."""
     root = run_dir / workspace_name(attempt)
     if root.is_dir():
@@ -134,7 +135,7 @@ def kernel_restore(t: dict[str, Any]) -> list[tuple[str, str]]:
 
 def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) -> Any:
     """The recorded scenario, seeded with the parent's workspace; a scripted model skips its used replies."""
-    from agents.scenario import scenario_from_data
+    from agents.scenario.spec import scenario_from_data
 
     snap = dict(t.get("scenario") or {})
     if not snap.get("task"):
@@ -146,7 +147,7 @@ def scenario_for_resume(t: dict[str, Any], model: str | None, warn: Any = None) 
                                  binaries)
     inline = snap.get("model")
     if model is None and isinstance(inline, dict) and inline.get("provider") == "scripted":
-        used = sum(1 for m in t.get("messages") or [] if m.get("role") in ("assistant", "planner", "qa")) + \
+        used = sum(1 for m in t.get("messages") or [] if m.get("role") in MODEL_ROLES) + \
             len(t.get("rejected_replies") or [])
         left = list(inline.get("replies") or [])[used:]  # none left: it answers as it did once they ran out
         snap["model"] = {**inline, "replies": left or [inline.get("when_exhausted") or "TERMINATE"]}
@@ -159,9 +160,9 @@ def resume_run(console: Console, t: dict[str, Any], *, message: str | None = Non
                max_auto_reply: int | None = None, as_json: bool = False) -> int:
     """Run the conversation on from its full history; the new run folder links to this one. as_json: no live view,
     the JSON summary line of `run --json` instead of the closing line."""
-    from agents.cli_common import print_ending, run_display, warn
-    from agents.conversation import RunOptions, run_scenario, until_stopped
-    from agents.hitl import human_for_mode
+    from agents.cli.common import print_ending, run_display, warn
+    from agents.loop.conversation import RunOptions, run_scenario, until_stopped
+    from agents.loop.hitl import human_for_mode
 
     scenario = scenario_for_resume(t, model, warn)
     history = full_history(t, warn)

@@ -11,10 +11,10 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from agents.changes import changes_title, line_kinds, shown_diff
-from agents.display import heading, show_message
+from agents.record.changes import changes_title, line_kinds, shown_diff
+from agents.record.display import heading, show_message
+from agents.record.run_folder import DIFF_FILE
 from agents.replay.timeline import attempt_label, candidate_label, candidates_label, duration, rejected_label, timeline
-from agents.run_folder import DIFF_FILE
 
 DIFF_STYLE = {"add": "green", "del": "red", "hunk": "cyan", "head": "bold", "note": "yellow"}
 STATUS_STYLE = {"success": "bold green", "failed": "bold red", "max_replies": "bold yellow",

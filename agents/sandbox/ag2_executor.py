@@ -21,16 +21,17 @@ from autogen.code_utils import TIMEOUT_MSG
 from autogen.coding.base import CodeBlock, CodeExecutor, CodeExtractor, CommandLineCodeResult
 from autogen.coding.markdown_code_extractor import MarkdownCodeExtractor
 
-from agents.codeblocks import ALIASES, SHELL
-from agents.codeblocks import CodeBlock as Block
-from agents.errors import BadInputError, DockerUnavailable, WorkDirTooLarge
-from agents.languages import NAMES
-from agents.run_folder import container_name
+from agents.loop.codeblocks import ALIASES, SHELL
+from agents.loop.codeblocks import CodeBlock as Block
+from agents.loop.errors import BadInputError, DockerUnavailable, WorkDirTooLarge
+from agents.record.run_folder import container_name
+from agents.sandbox import executor_class
 from agents.sandbox.archive import human, regular_files
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.docker_executor import DockerExecutor
 from agents.sandbox.filenames import declared_filename
-from agents.yamlio import validate
+from agents.sandbox.languages import NAMES
+from agents.scenario.yamlio import validate
 
 REFUSED = "Unsupported language {language!r}: this sandbox runs {runs} blocks, nothing was executed{hint}\n"
 HINT = "; SandboxCodeExecutor(languages=[{name!r}]) runs them in an image that has its toolchain"
@@ -105,7 +106,7 @@ class SandboxCodeExecutor(CodeExecutor):
 
     def execute_code_blocks(self, code_blocks: list[CodeBlock]) -> CommandLineCodeResult:
         """Run the blocks in order, Python with python3, `sh`/`shell` with sh, `bash` with bash (as AG2 does), a
-        language's block built and run as our own loop runs it (agents/languages.py); a block whose language's
+        language's block built and run as our own loop runs it (agents/sandbox/languages.py); a block whose language's
         policy is False is only saved. The first failing or refused block stops the rest (as in AG2)."""
         if not code_blocks:
             raise ValueError("No code blocks to execute.")
@@ -218,8 +219,8 @@ class SandboxCodeExecutor(CodeExecutor):
         if pages > self.config.disk_bytes:
             raise self._too_large(size, files, pages)
         # its reaper also deletes a work_dir of our own if this process is killed
-        sandbox = DockerExecutor(self.config, self._work_dir, self.run_id,
-                                 reap_folder=str(self._work_dir) if self._own_dir else None)
+        sandbox = executor_class(self.config)(self.config, self._work_dir, self.run_id,  # a kernel session's too
+                                              reap_folder=str(self._work_dir) if self._own_dir else None)
         sandbox.counter = self._blocks  # block files keep their numbers across restarts
         try:
             sandbox.start()

@@ -17,11 +17,11 @@ import shutil
 
 from autogen.coding.base import CodeBlock, IPythonCodeResult
 
-from agents.figures import describe, figures_of
-from agents.prompts import render
+from agents.feedback.figures import describe, figures_of
+from agents.feedback.prompts import render
+from agents.feedback.workspace_view import changes, snapshot
 from agents.sandbox.ag2_executor import SandboxCodeExecutor
 from agents.sandbox.kernel import KERNEL_DIR, VALUES_DIR
-from agents.workspace_view import changes, snapshot
 
 
 class SandboxKernelExecutor(SandboxCodeExecutor):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from agents.errors import disk_full
+from agents.loop.errors import disk_full
 from agents.sandbox.safe_write import make_dirs, remove_path, write_stream
 
 MOUNT = "/workspace"

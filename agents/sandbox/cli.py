@@ -8,8 +8,8 @@ from typing import Optional
 
 import typer
 
-from agents.cli_common import cli_errors, console, language_list
-from agents.defaults import SANDBOX_IMAGE
+from agents.cli.common import cli_errors, console, language_list
+from agents.loop.defaults import SANDBOX_IMAGE
 
 sandbox_app = typer.Typer(no_args_is_help=True, help="Build, inspect and clean the sandbox image and containers.")
 
@@ -34,7 +34,7 @@ def sandbox_build(scenarios: Optional[list[Path]] = typer.Argument(None, metavar
     """Build the sandbox image locally (no registry needed); with scenarios, the images they need."""
     from agents.sandbox.config import SandboxConfig
     from agents.sandbox.image import build_image
-    from agents.yamlio import validate
+    from agents.scenario.yamlio import validate
 
     with cli_errors():
         if scenarios:
@@ -54,7 +54,7 @@ def build_for_scenarios(paths: list[Path], method: str) -> None:
     """Build the image each scenario's sandbox needs, once per image; one that a built image already serves (the
     image itself, or one with more languages and packages) is named, not built again."""
     from agents.sandbox.image import build_image, docker_client, image_status, resolve_image
-    from agents.scenario import load_scenario
+    from agents.scenario.spec import load_scenario
 
     configs = {}
     for path in paths:

@@ -8,10 +8,10 @@ from typing import Callable, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from agents.defaults import COMMAND, SANDBOX_IMAGE
-from agents.languages import normalize
+from agents.loop.defaults import COMMAND, SANDBOX_IMAGE
+from agents.sandbox.languages import normalize
 from agents.sandbox.presets import PRESET_DEFAULTS, PRESETS, preset_debian
-from agents.schema import Strict
+from agents.scenario.schema import Strict
 
 COMPILED_DEFAULTS = {"memory": "2g", "timeout": 60.0, "pids": 256, "tmpfs_size": "1g", "disk": "512m"}
 """The limits a sandbox with languages gets where the scenario sets none: measured so that rustc, cargo test, `go
@@ -98,7 +98,8 @@ class SandboxConfig(Strict):
     """Docker image, built locally by `codeduet sandbox build`; with `languages`, the image built for them
     (`codeduet sandbox build --languages c,go`)."""
     languages: list[str] = Field(default_factory=list)
-    """Languages besides Python the code may use: c, cpp, go, rust, javascript (agents/languages.py). Their blocks
+    """Languages besides Python the code may use: c, cpp, go, rust, javascript (agents/sandbox/languages.py). Their
+    blocks
     are built and run, and the image has their toolchains; Python is always there."""
     preset: Literal["backend", "frontend", "web"] | None = None
     """A kind of task (agents/sandbox/presets.py): backend (Go, JavaScript; Flask, FastAPI with uvicorn, httpx,

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agents.errors import EnvironmentProblem
+from agents.loop.errors import EnvironmentProblem
 from agents.sandbox.packages import LABEL, RUST_LABEL, RUST_PINS_LABEL
 
 if TYPE_CHECKING:

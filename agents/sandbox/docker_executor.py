@@ -14,16 +14,15 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from agents.budget import clamp
-from agents.errors import DockerUnavailable
-from agents.languages import block_name
-from agents.protocols import ExecResult
-from agents.run_folder import container_name
+from agents.loop.budget import clamp
+from agents.loop.errors import DockerUnavailable
+from agents.loop.protocols import ExecResult
+from agents.record.run_folder import container_name
 from agents.sandbox.archive import CopyReport, WorkspaceSync
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.filenames import command_for, not_in_sandbox, place_block, ran_as, saved_only
 from agents.sandbox.image import docker_client, ensure_image, image_status, resolve_image
-from agents.sandbox.kernel import KERNEL_PIDS, KILL_BUT_KERNEL, in_kernel, kernel_argv, kernel_history
+from agents.sandbox.languages import block_name
 from agents.sandbox.lost import between_blocks, check_count, lost_state, remove_lost, under_block
 from agents.sandbox.offline import pip_note
 from agents.sandbox.output import BoundedOutput
@@ -40,8 +39,17 @@ SANDBOX_UID = 1000
 RUNNERS = {"python": ["python3", "-u"], "sh": ["sh"], "bash": ["bash"]}
 BROKEN = "\n[codeduet: the sandbox runner stopped answering during this block; later blocks use docker exec]"
 NO_SPACE = ("No space left on device", "[Errno 28]", "ENOSPC")
-KERNEL_INTERRUPTED = "interrupted at the block's time limit (the KeyboardInterrupt above)"
-"""What the kernel's client says of a block it interrupted (agents/sandbox/kernel.py): for a server, said otherwise."""
+
+
+def kill_all_but(pids_file: str) -> str:
+    """A shell script that SIGKILLs every process of the sandbox user but PID 1 (the runner) and those whose ids
+    `pids_file` lists (a kernel's two, after a block the kernel interrupted: what the block started in the
+    background goes, the kernel stays)."""
+    return (f'spare=" 1 $$ $(cat {pids_file} 2>/dev/null) "; '
+            'for round in 1 2 3; do for p in /proc/[0-9]*; do p=${p#/proc/}; case "$spare" in *" $p "*) ;; '
+            '*) kill -9 "$p" 2>/dev/null;; esac; done; done; true')
+
+
 NAME_WAIT_S = 30.0
 """How long a lost container's replacement waits for the daemon to let go of its name."""
 
@@ -149,15 +157,13 @@ class DockerExecutor:
         """Why the warm runner broke during the last block (None: it did not)."""
         self.lost = 0
         """Containers lost so far; each was replaced by a fresh one."""
-        self._in_kernel = False
-        """The command running is a block in the Python kernel (sandbox.session kernel, agents/sandbox/kernel.py)."""
+        self._spare: str | None = None
+        """A file in the sandbox listing the process ids a kill after the running command spares (a kernel session's
+        kernel: agents/sandbox/kernel_executor.py); None: such a kill takes every process of the sandbox user."""
         self._block = False
         """The command running is a block, watched for a server (incontainer/listening.py), not a check."""
         self._server: dict[str, Any] | None = None
         """The server the last command started, as the runner saw it (None: none)."""
-        self.kernel_files: list[str] = []
-        """The files run in the Python kernel since it last started, in order (a candidate's kernel starts from the
-        attempt's state by running them again: agents/candidates.py)."""
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -295,16 +301,12 @@ class DockerExecutor:
         filename, language, note = placed
         # if the code filled the workspace: the run goes on from the block's text (a compiled block cannot)
         self._fallback = [*RUNNERS[language], "-c", code] if language in RUNNERS else None
-        kernel = self.cfg.session == "kernel" and language == "python"
         try:
-            argv, how = command_for("python3", language, self.workspace, filename, self.cfg.error_locals,
-                                    self.cfg.sanitize, kernel)
-            self._in_kernel, self._block = in_kernel(argv), True
-            result = self.run_command(argv)
-            if self._in_kernel:
-                self.kernel_files = kernel_history(self.kernel_files, filename, result)
+            argv, how = self._argv(language, filename)
+            self._block = True
+            result = self._run_block(argv, filename)
         finally:
-            self._fallback, self._in_kernel, self._block = None, False, False
+            self._fallback, self._block = None, False
         if not self._placed:
             result.output += (f"\n[codeduet: the sandbox's workspace is full (disk limit {self.cfg.disk}), so "
                               f"{filename} (saved in the run folder) could not be put in it; the block ran as "
@@ -313,16 +315,23 @@ class DockerExecutor:
         result.output += f"\n{offline}" if offline else ""
         return ran_as(result, filename, language, note, how)
 
-    def restore_kernel(self, files: list[str]) -> None:
-        """Run `files` (already in the workspace) in this sandbox's fresh kernel, their output dropped: the state
-        of another sandbox's kernel, rebuilt by running what it ran (a candidate of a kernel session)."""
-        for filename in files:
-            self._in_kernel = True
-            try:
-                result = self.run_command(kernel_argv("python3", filename, self.cfg.error_locals))
-            finally:
-                self._in_kernel = False
-            self.kernel_files = kernel_history(self.kernel_files, filename, result)
+    def _argv(self, language: str, filename: str) -> tuple[list[str], str]:
+        """The argv that runs a placed block, and a note for its output (agents/sandbox/filenames.py)."""
+        return command_for("python3", language, self.workspace, filename, self.cfg.error_locals, self.cfg.sanitize)
+
+    def _run_block(self, argv: list[str], filename: str) -> ExecResult:
+        """Run a placed block's argv (a session of its own runs it in its session)."""
+        return self.run_command(argv)
+
+    def session_files(self) -> list[str] | None:
+        """None: every block runs in a fresh process (a kernel session: agents/sandbox/kernel_executor.py)."""
+        return None
+
+    def restore(self, files: list[str]) -> None:
+        """Nothing: no state lives on between blocks here."""
+
+    def _session_lost(self) -> None:
+        """The container was lost: a session of its own forgets its state (nothing here)."""
 
     def _next_name(self, language: str) -> str:
         """The next throwaway file name: block01.py, block02.sh, block03.c, ..."""
@@ -376,15 +385,13 @@ class DockerExecutor:
         timed_out = timed_out and server is None  # a server stopped at the limit is a server, not a time-out
         # a kernel block the kernel's client stopped at the limit says so itself; what it started in the
         # background goes, the kernel stays (when it did not stop, the client killed it)
-        kernel_stopped = self._in_kernel and exit_code == 124
+        kernel_stopped = self._spare is not None and exit_code == 124
         if timed_out or exit_code is None or server is not None:
-            self._kill_all(spare_kernel=self._in_kernel if server is not None else kernel_stopped)
+            self._kill_all(spare=self._spare if server is not None or kernel_stopped else None)
             exit_code = 124 if exit_code is None else exit_code
         oom = exit_code != 0 and not timed_out and (
             (exit_code == 137 and self._new_oom_kill()) or "MemoryError" in out.text()[-2000:])
         text = out.text()
-        if server is not None and self._in_kernel:  # the kernel's client was stopped as the block is at its limit
-            text = text.replace(KERNEL_INTERRUPTED, "stopped as a server is (the KeyboardInterrupt above)")
         if server is not None:
             text += f"\n[codeduet: {server_line(server)}; every process of the block was stopped]"
         elif timed_out and not kernel_stopped:
@@ -438,7 +445,8 @@ class DockerExecutor:
         container = self._release()
         if container is not None:
             remove_lost(container)
-        self.warm, self._put, self._files, self._changes, self.kernel_files = True, [], {}, None, []
+        self.warm, self._put, self._files, self._changes = True, [], {}, None
+        self._session_lost()
         self._full_before, self._oom_kills = False, 0
         self.sync.synced.clear()  # the fresh container gets every file of the host folder
         self.lost += 1
@@ -493,7 +501,7 @@ class DockerExecutor:
             if self.runner is None:
                 self.runner = RunnerClient(self.client.api, self.container.id)
             put, self._put, files, self._files = self._put, [], self._files, {}
-            spare = {"spare": KERNEL_PIDS} if self._in_kernel else {}
+            spare = {"spare": self._spare} if self._spare else {}
             watch = {"server": self.cfg.server_seconds} if self._block else {}
             code, answer = self.runner.run(cmd, limit + 3, write,
                                            {"put": put, "files": files, "fallback": fallback, **spare, **watch})
@@ -565,14 +573,14 @@ class DockerExecutor:
         new, self._oom_kills = count > self._oom_kills, count
         return new
 
-    def _kill_all(self, spare_kernel: bool = False) -> None:
-        """SIGKILL every process of the sandbox user except PID 1 (the runner), and the Python kernel's when
-        `spare_kernel`."""
+    def _kill_all(self, spare: str | None = None) -> None:
+        """SIGKILL every process of the sandbox user except PID 1 (the runner), and those whose ids the file `spare`
+        lists (a kernel's)."""
         container = self.container
         if container is None:
             return
         try:
-            script = KILL_BUT_KERNEL if spare_kernel else "kill -9 -1"
+            script = kill_all_but(spare) if spare else "kill -9 -1"
             container.exec_run(["sh", "-c", script], user=hardening(self.cfg)["user"])
         except Exception:
             pass

@@ -19,11 +19,17 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
-from agents.languages import BY_SUFFIX, LANGUAGES, in_cargo_project, language_of_path, not_a_program, resent_file
-from agents.languages import run_argv as language_argv
-from agents.protocols import ExecResult
+from agents.loop.protocols import ExecResult
 from agents.sandbox.error_locals import python_argv
-from agents.sandbox.kernel import kernel_argv
+from agents.sandbox.languages import (
+    BY_SUFFIX,
+    LANGUAGES,
+    in_cargo_project,
+    language_of_path,
+    not_a_program,
+    resent_file,
+)
+from agents.sandbox.languages import run_argv as language_argv
 from agents.sandbox.safe_write import write_new_file
 
 PATTERNS = [
@@ -38,7 +44,7 @@ SHELL_SUFFIXES = {".sh", ".bash"}
 """A shell block (```sh, ```bash) that names a file with one of these suffixes is saved and run with its shell, as
 AG2 runs it; saved whole, like a .py file (its `# filename:` line is a comment there)."""
 CHECKS_DIR = ".codeduet_checks"
-"""Where the scenario's pytest checks are copied before each check run (agents/checks.py)."""
+"""Where the scenario's pytest checks are copied before each check run (agents/scenario/checks.py)."""
 MAX_PATH, MAX_PART = 1024, 255
 
 
@@ -306,27 +312,27 @@ def holds_tests(workspace: Path, path: str) -> bool:
     return tests and not runs_itself
 
 
-def run_argv(python: str, workspace: Path, filename: str, error_locals: bool,
-             kernel: bool = False) -> tuple[list[str], str]:
+def run_argv(python: str, workspace: Path, filename: str, error_locals: bool) -> tuple[list[str], str]:
     """How a Python file in the workspace is run, and a note for its output: a test file by pytest, a package
-    module as `python -m` would, anything else as the file (through the error_locals bootstrap when it is on), or
-    in the sandbox's Python kernel (`kernel`: sandbox.session kernel, agents/sandbox/kernel.py)."""
+    module as `python -m` would, anything else as the file (through the error_locals bootstrap when it is on)."""
     if holds_tests(workspace, filename):
         return [python, "-u", *PYTEST, filename], \
             f"[codeduet: {filename} holds pytest tests, so it ran as `python3 -m pytest -q {filename}`]"
-    package = package_of(workspace, filename)
-    if kernel and not package:
-        return kernel_argv(python, filename, error_locals), ""
-    return python_argv(python, filename, error_locals, package), ""
+    return python_argv(python, filename, error_locals, package_of(workspace, filename)), ""
+
+
+def runs_as_script(workspace: Path, filename: str) -> bool:
+    """Whether `run_argv` runs the Python file as a plain script (not pytest's, not a package module): what a kernel
+    session runs in its kernel instead (agents/sandbox/kernel_executor.py)."""
+    return not holds_tests(workspace, filename) and not package_of(workspace, filename)
 
 
 def command_for(python: str, language: str, workspace: Path, filename: str,
-                error_locals: bool, sanitize: bool = True, kernel: bool = False) -> tuple[list[str], str]:
-    """The argv that runs a placed file (and a note for its output): Python by `run_argv`'s rules (in the kernel
-    when `kernel`), a shell script with its shell, a source file of a language built and run by its script
-    (agents/languages.py)."""
+                error_locals: bool, sanitize: bool = True) -> tuple[list[str], str]:
+    """The argv that runs a placed file (and a note for its output): Python by `run_argv`'s rules, a shell script
+    with its shell, a source file of a language built and run by its script (agents/sandbox/languages.py)."""
     if language == "python":
-        return run_argv(python, workspace, filename, error_locals, kernel)
+        return run_argv(python, workspace, filename, error_locals)
     if language in LANGUAGES:
         return language_argv(LANGUAGES[language], workspace, filename, sanitize), ""
     return [language, filename], ""

@@ -13,12 +13,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents.defaults import COMMAND, SANDBOX_IMAGE, VERSION
-from agents.errors import DockerUnavailable, EnvironmentProblem, ImageMissing
-from agents.languages import NAMES as LANGUAGE_NAMES
-from agents.languages import packages as language_packages
-from agents.paths import codeduet_home
+from agents.loop.defaults import COMMAND, SANDBOX_IMAGE, VERSION
+from agents.loop.errors import DockerUnavailable, EnvironmentProblem, ImageMissing
+from agents.record.paths import codeduet_home
 from agents.sandbox.config import image_tag, language_image, package_hash
+from agents.sandbox.languages import NAMES as LANGUAGE_NAMES
+from agents.sandbox.languages import packages as language_packages
 from agents.sandbox.packages import DEBIAN_LABEL, debian_labels, debian_versions, has_python, has_rust, missing
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ the code it runs. A fresh attempt, a candidate and `replay --execute` each get a
 
 from __future__ import annotations
 
-from agents.protocols import ExecResult
+from agents.loop.protocols import ExecResult
 from agents.sandbox.error_locals import HOOK
 
 STATE_DIR = "/tmp/.codeduet-kernel"
@@ -35,7 +35,7 @@ KERNEL_PIDS = f"{STATE_DIR}/pids"
 """The kernel's two pids (supervisor, interpreter): what a block's stragglers are killed around."""
 VALUES_DIR = f"{KERNEL_DIR}/values"
 """Where the kernel writes the table of a block whose last expression is a DataFrame or a Series (in /workspace,
-so the host's copy-back brings it; hidden from the model, agents/workspace_view.py)."""
+so the host's copy-back brings it; hidden from the model, agents/feedback/workspace_view.py)."""
 GRACE_S = 0.7
 """How long the client waits for an interrupted block to stop (coreutils `timeout -k 1` kills the client at 1 s)."""
 TABLE_ROWS, TABLE_COLUMNS, CELL_CHARS = 50, 20, 120
@@ -378,10 +378,3 @@ def in_kernel(argv: list[str]) -> bool:
     """Whether argv runs a block in the kernel (kernel_argv made it)."""
     return len(argv) > 3 and argv[2] == "-c" and argv[3].startswith("KERNEL_SOURCE = ")
 
-
-KILL_BUT_KERNEL = (
-    f'spare=" 1 $$ $(cat {KERNEL_PIDS} 2>/dev/null) "; '
-    'for round in 1 2 3; do for p in /proc/[0-9]*; do p=${p#/proc/}; case "$spare" in *" $p "*) ;; '
-    '*) kill -9 "$p" 2>/dev/null;; esac; done; done; true')
-"""A shell script that SIGKILLs every process of the sandbox user but PID 1 (the runner) and the kernel's two
-(after a block the kernel interrupted: what the block started in the background goes, the kernel stays)."""

@@ -11,12 +11,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.budget import clamp
-from agents.languages import block_name
-from agents.protocols import ExecResult
+from agents.loop.budget import clamp
+from agents.loop.protocols import ExecResult
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.filenames import command_for, not_in_sandbox, place_block, ran_as
 from agents.sandbox.incontainer.listening import ServerWatch
+from agents.sandbox.languages import block_name
 from agents.sandbox.output import BoundedOutput
 from agents.sandbox.servers import served, server_line
 
@@ -66,6 +66,13 @@ class LocalExecutor:
             return ran_as(self.run_command(argv), filename, language, note, how)
         finally:
             self._block = False
+
+    def session_files(self) -> list[str] | None:
+        """None: every block runs in a fresh process."""
+        return None
+
+    def restore(self, files: list[str]) -> None:
+        """Nothing: no state lives on between blocks here."""
 
     def _next_name(self, language: str) -> str:
         """The next throwaway file name: block01.py, block02.sh, ..."""

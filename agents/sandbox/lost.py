@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.errors import SandboxLost
+from agents.loop.errors import SandboxLost
 
 LOST_MAX = 3
 """Containers one executor may lose before the run stops (something on the machine keeps removing them)."""

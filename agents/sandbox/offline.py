@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agents.defaults import SANDBOX_IMAGE
-from agents.prompts import render
+from agents.feedback.prompts import render
+from agents.loop.defaults import SANDBOX_IMAGE
 from agents.sandbox.config import python_name
 from agents.sandbox.image import PYTHON_PACKAGES
 

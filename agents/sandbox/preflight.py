@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agents.defaults import COMMAND
+from agents.loop.defaults import COMMAND
 from agents.sandbox.config import SandboxConfig
 
 NETWORK_WARNING = ("sandbox.network: bridge gives LLM-written code Docker's network: it can reach the internet and "

@@ -12,7 +12,7 @@ class Preset:
     """One preset: what it adds to the sandbox."""
 
     languages: tuple[str, ...]
-    """Languages besides Python (agents/languages.py)."""
+    """Languages besides Python (agents/sandbox/languages.py)."""
     debian: tuple[str, ...]
     """Debian packages of the image's suite (trixie)."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from agents.errors import EXIT_ENVIRONMENT, EXIT_OK
+from agents.loop.errors import EXIT_ENVIRONMENT, EXIT_OK
 from agents.sandbox.config import SandboxConfig, language_image
 from agents.sandbox.image import (
     BUILD_HINT,

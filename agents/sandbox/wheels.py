@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from agents.errors import EnvironmentProblem
+from agents.loop.errors import EnvironmentProblem
 from agents.sandbox.config import python_name
 from agents.sandbox.packages import LABEL, python_labels
 

@@ -25,15 +25,15 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents.changes import diff_trees, workspace_files
-from agents.codeblocks import extract_code_blocks
-from agents.errors import BadInputError, CodeduetError
+from agents.loop.codeblocks import extract_code_blocks
+from agents.loop.errors import BadInputError, CodeduetError
+from agents.loop.status import STATUSES as RUN_STATUSES
+from agents.record.changes import diff_trees, workspace_files
+from agents.record.run_folder import EVENTS, LIVE_FILE, PROMPT_FILE, workspace_name, write_answer
+from agents.record.transcript import load_transcript
 from agents.replay.html import changes_html, content_html, esc, header_html, page_css, render_html, timeline_html
 from agents.replay.resume import kept_attempt
-from agents.run_folder import EVENTS, LIVE_FILE, PROMPT_FILE, workspace_name, write_answer
-from agents.scenario import load_scenario
-from agents.status import STATUSES as RUN_STATUSES
-from agents.transcript import load_transcript
+from agents.scenario.spec import load_scenario
 from agents.ui.launch import Launcher
 from agents.ui.runs import SEGMENT, RunIndex, is_alive, run_path
 from agents.ui.security import CSRF_FIELD, check_csrf, csrf_token, guard

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.display import LIVE_ENV
-from agents.hitl import CHANNEL_ENV
+from agents.loop.hitl import CHANNEL_ENV
+from agents.record.display import LIVE_ENV
+from agents.record.run_folder import KEEP_SCENARIO_ENV
 from agents.replay.find import find_runs
-from agents.run_folder import KEEP_SCENARIO_ENV
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
 
@@ -75,7 +75,7 @@ class Launcher:
     def start_run(self, scenario: Path, name: str, model: str | None, attempts: int | None,
                   human: str | None, keep_scenario: bool = False) -> Job:
         """`run SCENARIO --json` in the background; a person steers it from the page (`human`) through the run
-        folder (agents/hitl.py human_via_files). keep_scenario: the run keeps a copy of its scenario file."""
+        folder (agents/loop/hitl.py human_via_files). keep_scenario: the run keeps a copy of its scenario file."""
         before = set(find_runs(self.root, name)) if (self.root / name).is_dir() else set()
         args = ["run", str(scenario), "--json", "--workspace", str(self.root)]
         args += ["--model", model] if model else []

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.errors import CodeduetError
+from agents.loop.errors import CodeduetError
+from agents.record.run_folder import EVENTS, TRANSCRIPT, is_run
+from agents.record.transcript import load_transcript
 from agents.replay.find import find_runs
 from agents.replay.timeline import duration
-from agents.run_folder import EVENTS, TRANSCRIPT, is_run
-from agents.transcript import load_transcript
 
 SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 """What a scenario name or a run id may look like in a URL; anything else never reaches the filesystem."""

@@ -1,5 +1,5 @@
 """A task typed into `codeduet ui`: the form's fields become a scenario (validated as any scenario file is), written
-as YAML where the run can find it; the run copies it into its folder (`scenario.yaml`, agents/run_folder.py
+as YAML where the run can find it; the run copies it into its folder (`scenario.yaml`, agents/record/run_folder.py
 KEEP_SCENARIO_ENV), so it can be replayed and run again from the command line:
 `codeduet run workspaces/typed/<run>/scenario.yaml`."""
 
@@ -12,16 +12,17 @@ from typing import Any
 
 import yaml
 
-from agents.errors import BadInputError
-from agents.scenario import scenario_from_data
-from agents.task_spec import command_list, quick_checks, sandbox_block
+from agents.loop.errors import BadInputError
+from agents.loop.roles import TEAM
+from agents.scenario.spec import scenario_from_data
+from agents.scenario.task_spec import command_list, quick_checks, sandbox_block
 
 NAME = "typed"
 """The scenario name of typed tasks: their runs are under workspaces/typed/."""
 TYPED_DIR = ".typed"
 """Under the workspaces root: the scenarios of typed tasks, one file each."""
 FILE_MAX = 1 << 20
-SETUPS = {"pair": None, "team": ["planner", "developer", "qa"]}
+SETUPS = {"pair": None, "team": list(TEAM)}
 TYPED_FIELDS = ("task", "model", "setup", "session", "attempts", "max_seconds", "languages", "preset", "expect_output",
                 "check_commands", "server", "port", "requests")
 """The task box's fields (agents/ui/templates/new.html), besides its files and who steers."""

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.errors import BadInputError
+from agents.loop.errors import BadInputError
 
 
 @dataclass
@@ -39,8 +39,8 @@ class BenchConfig:
     def loop_strategy(self) -> dict[str, Any]:
         """The loop's full strategy block as the scenarios get it (product defaults plus overrides)."""
         from agents.bench.humaneval.problem import bench_strategy
-        from agents.strategy_config import StrategyConfig
-        from agents.yamlio import validate
+        from agents.scenario.strategy_config import StrategyConfig
+        from agents.scenario.yamlio import validate
 
         return validate(StrategyConfig, bench_strategy("loop", self.attempts, self.strategy), "--strategy", {},
                         prefix=("strategy",)).model_dump()

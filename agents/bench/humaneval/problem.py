@@ -11,17 +11,18 @@ from typing import Any, Callable
 
 from agents.bench.humaneval.scenario import build_scenario, problem_number, scoring_sandbox, slug
 from agents.bench.humaneval.score import Candidate, Scorer, choose, python_blocks
-from agents.conversation import RunOptions, run_scenario
-from agents.errors import EnvironmentProblem
-from agents.metrics import run_facts
-from agents.transcript import load_transcript
+from agents.loop.conversation import RunOptions, run_scenario
+from agents.loop.errors import EnvironmentProblem
+from agents.record.metrics import run_facts
+from agents.record.transcript import load_transcript
 
 ModelFor = Callable[[dict[str, Any], str], "str | dict[str, Any] | None"]
 """model_for(problem, mode) -> a model name or inline entry for that problem's run (tests: scripted)."""
 
 
 def bench_strategy(mode: str, attempts: int | None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The scenario's `strategy:` block: the product's defaults (agents.strategy_config.StrategyConfig), one attempt for
+    """The scenario's `strategy:` block: the product's defaults (agents.scenario.strategy_config.StrategyConfig), one
+    attempt for
     single pass, and the bench's --attempts (and any other override) on top."""
     if mode == "single":
         return {"attempts": 1, "max_resamples": 0, "candidates": 1}
@@ -90,7 +91,8 @@ def run_mode(problem: dict[str, Any], examples: dict[str, Any], mode: str, max_a
              team: bool = False) -> list[dict[str, Any]]:
     """Run, choose, score: the records of one (problem, mode).
 
-    The loop is the product's own strategy (agents/strategy.py) set by the scenario's `strategy:` block: greedy first
+    The loop is the product's own strategy (agents/loop/strategy.py) set by the scenario's `strategy:` block: greedy
+    first
     reply, sampled repair turns, repeats re-asked, fresh attempts until the docstring examples pass.
     with_single (loop only): also return the single-pass record, scored from the loop's first reply. The first
     request is the same as a single run's (same system message, task and model; greedy decoding), so this is

@@ -22,9 +22,9 @@ from agents.bench.humaneval.problem import ModelFor, run_mode
 from agents.bench.humaneval.scenario import PROMPT_VERSION, load_problems, problem_number
 from agents.bench.humaneval.stats import summarize, summary_table
 from agents.bench.humaneval.visible import validated_examples
-from agents.errors import BadInputError
+from agents.feedback.prompts import PROMPT_VERSION as FEEDBACK_VERSION
+from agents.loop.errors import BadInputError
 from agents.models.config import build_provider
-from agents.prompts import PROMPT_VERSION as FEEDBACK_VERSION
 from agents.sandbox import make_executor
 from agents.sandbox.config import SandboxConfig
 

@@ -10,14 +10,14 @@ from typing import Any
 import yaml
 
 from agents.bench.humaneval.visible import runner_source
-from agents.errors import BadInputError, EnvironmentProblem
-from agents.extras import needs
-from agents.prompts import render_from
+from agents.feedback.prompts import render_from
+from agents.loop.errors import BadInputError, EnvironmentProblem
+from agents.loop.extras import needs
 from agents.sandbox.config import SandboxConfig
-from agents.scenario import Scenario, load_scenario
+from agents.scenario.spec import Scenario, load_scenario
 
 PROMPTS = Path(__file__).parent / "prompts"
-"""The benchmark's own prompts (the product's are in agents/prompts/)."""
+"""The benchmark's own prompts (the product's are in agents/feedback/prompts/)."""
 PROMPT_VERSION = "he-v2"
 """Version of prompts/system.md + prompts/task.md (next to this module) and of the check below."""
 CHECK_FILE = "docstring_examples.py"

@@ -11,7 +11,7 @@ from typing import Any
 
 from agents.bench.humaneval import runner
 from agents.bench.humaneval.visible import runner_source
-from agents.codeblocks import CodeBlock
+from agents.loop.codeblocks import CodeBlock
 from agents.sandbox import make_executor
 from agents.sandbox.config import SandboxConfig
 

@@ -11,7 +11,7 @@ from typing import Any
 from rich.table import Table
 
 from agents.bench.common import percentile
-from agents.metrics import batch_metrics
+from agents.record.metrics import batch_metrics
 
 MODES = ("single", "loop")
 
@@ -70,7 +70,7 @@ def mode_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "ended_by": dict(Counter(r.get("ended_by") or "?" for r in rows)),
         "runs_with_repeated_code": sum(1 for r in rows if r.get("repeated_turns")),
         "max_prompt_tokens_median": statistics.median(r.get("max_prompt_tokens") or 0 for r in rows) if n else None,
-        # the team paper's metrics over the loop's runs (agents/metrics.py); success there is the run's own: the
+        # the team paper's metrics over the loop's runs (agents/record/metrics.py); success there is the run's own: the
         # docstring examples passed, not the hidden tests
         "metrics": batch_metrics([r["metrics"] for r in rows if r.get("metrics")]),
     }

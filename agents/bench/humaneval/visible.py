@@ -231,7 +231,7 @@ def validated_examples(problems: list[dict[str, Any]], executor: Any) -> dict[st
     result = executor.run_command(["python3", "validate.py", "problems.json", "verdicts.json"], timeout=300)
     out = executor.workspace / "verdicts.json"
     if result.exit_code != 0 or not out.is_file():
-        from agents.errors import EnvironmentProblem
+        from agents.loop.errors import EnvironmentProblem
 
         raise EnvironmentProblem(f"validating docstring examples in the sandbox failed (exit {result.exit_code}): "
                                  f"{result.output.strip()[-300:]}")

@@ -2,7 +2,8 @@
 display, and every figure a program shows (`plt.show()`) or leaves open when it ends is saved as a PNG under
 /workspace/figures/, named after the script (block03-1.png). The Python kernel (agents/sandbox/kernel.py) calls
 `save_open()` after each block. The PNG carries the figure's titles and axis labels as text chunks, which the host
-reads to tell the model what was drawn (agents/figures.py). A figure the program saved itself with savefig and did
+reads to tell the model what was drawn (agents/feedback/figures.py). A figure the program saved itself with savefig and
+did
 not change since is not saved twice.
 
 Every PNG matplotlib writes in the sandbox carries the figure's titles and axis labels as text chunks.

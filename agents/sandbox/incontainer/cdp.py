@@ -1,6 +1,6 @@
 """A headless Chromium spoken to over the DevTools protocol on a pipe (standard library only): started with
 --remote-debugging-pipe in its own process group, commands written on its fd 3 and replies read from its fd 4, each
-a JSON text ended by NUL. Used by page_check.py inside the sandbox (agents/check_page.py writes both there)."""
+a JSON text ended by NUL. Used by page_check.py inside the sandbox (agents/scenario/check_page.py writes both there)."""
 
 import json
 import os

@@ -1,8 +1,9 @@
-"""The `http:` check inside the sandbox (agents/check_http.py): start the server command, wait for its port, send the
+"""The `http:` check inside the sandbox (agents/scenario/check_http.py): start the server command, wait for its port,
+send the
 listed requests in order, compare each answer with what is expected, stop the server's whole process group, and
 print one line: MARKER and a JSON verdict. Standard library only; loopback only (the container has no network).
 
-Usage: python3 http_check.py SPEC_JSON (the check's options, as agents/check_http.py dumps them).
+Usage: python3 http_check.py SPEC_JSON (the check's options, as agents/scenario/check_http.py dumps them).
 """
 
 import html

@@ -1,4 +1,5 @@
-"""codeduet's page check inside the sandbox (standard library only; agents/check_page.py writes it fresh into the
+"""codeduet's page check inside the sandbox (standard library only; agents/scenario/check_page.py writes it fresh into
+the
 checks folder before each run): start the page's server when there is one, load the page in a headless Chromium
 driven over the DevTools protocol on a pipe (cdp.py, written beside it), run the steps (page_steps.py), save a
 screenshot, stop everything it started, and print one line: MARKER and the result as JSON.

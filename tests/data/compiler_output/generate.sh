@@ -1,7 +1,7 @@
 #!/bin/sh
 # Regenerates the fixtures of tests/test_compiler_output.py: each src/NAME/ is copied to /workspace (a private mount
 # namespace and chroot, so the paths are the sandbox's), the command below runs there as the sandbox runs a block
-# (agents/languages.py), and its stdout+stderr is saved as NAME.txt; README.md gets the table of commands and exit
+# (agents/sandbox/languages.py), and its stdout+stderr is saved as NAME.txt; README.md gets the table of commands and exit
 # codes. Needs root, gcc/g++ 12, go, rustc/cargo, node. Usage: sh tests/data/compiler_output/generate.sh
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
