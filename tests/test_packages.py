@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
@@ -280,6 +279,7 @@ set -e
 python3 -c 'import flask, fastapi, uvicorn, httpx, requests, multipart; print("python ok")'
 node -e 'require("express"); require("supertest"); require("jsdom"); require("react"); require("react-dom");
          console.log("node ok")'
+for b in $BROWSERS; do [ -x "$b" ] && CHROMIUM=$b && break; done
 test -x "$CHROMIUM" && "$CHROMIUM" --headless --no-sandbox --disable-gpu --dump-dom 'data:text/html,<p id=x>hi</p>' \
   2>/dev/null | grep -q '<p id="x">hi</p>' && echo "chromium ok"
 id -u
@@ -288,10 +288,11 @@ id -u
 
 @pytest.mark.docker
 def test_the_web_image_has_its_packages_for_the_sandbox_user_on_a_read_only_root(web_image):
-    chromium = (Path("/tmp/codeduet-web-image-ready").read_text().split("chromium=")[1].split()[0]
-                if Path("/tmp/codeduet-web-image-ready").exists() else "/usr/lib/chromium/chrome-headless-shell")
+    from agents.sandbox.incontainer.cdp import BROWSERS  # where the page check looks for the browser
+
+    browsers = " ".join(b for b in BROWSERS if b.startswith("/"))
     proc = subprocess.run(["docker", "run", "--rm", "--network", "none", "--read-only", "--tmpfs", "/tmp",
-                           "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "-e", f"CHROMIUM={chromium}",
+                           "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "-e", f"BROWSERS={browsers}",
                            web_image, "sh", "-c", WEB_CHECK], capture_output=True, text=True, timeout=120)
     assert proc.stdout.split() == ["python", "ok", "node", "ok", "chromium", "ok", "1000"], proc.stderr
 
