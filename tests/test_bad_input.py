@@ -109,6 +109,7 @@ def test_missing_scenario_file(tmp_path):
 OK_SCENARIO = f"task: x\n{SCRIPTED}sandbox: {{image: '{IMAGE}'}}\n"
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_docker_daemon_unreachable(tmp_path):
     sock = tmp_path / "no-docker.sock"
     proc, _, ws = run_yaml(tmp_path, OK_SCENARIO, env={"DOCKER_HOST": f"unix://{sock}"})
@@ -140,6 +141,7 @@ needs_llama = pytest.mark.skipif(not _llama_cpp_installed(), reason="llama-cpp-p
 
 
 @needs_llama
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_model_file_missing(tmp_path):
     model = tmp_path / "missing.gguf"
     proc, _, ws = run_yaml(tmp_path,
@@ -165,6 +167,7 @@ def test_model_file_corrupt(tmp_path, sandbox_image):
     assert transcript["status"] == "error" and "cannot load" in transcript["reason"]
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_model_file_not_gguf_fails_before_any_container(tmp_path):
     model = tmp_path / "notes.gguf"
     model.write_text("this is not a model")
@@ -176,6 +179,7 @@ def test_model_file_not_gguf_fails_before_any_container(tmp_path):
     assert no_run_folder(ws)
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_unknown_model_name(tmp_path):
     proc, _, ws = run_yaml(tmp_path, OK_SCENARIO, "--model", "no-such-model")
     assert proc.returncode == EXIT_BAD_INPUT, proc.stderr
@@ -184,6 +188,7 @@ def test_unknown_model_name(tmp_path):
     assert no_run_folder(ws)
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_hosted_model_without_key_fails_before_any_container(tmp_path):
     # An empty value also wins over a key in the project's .env (load_dotenv never overrides).
     proc, _, ws = run_yaml(tmp_path, OK_SCENARIO, "--model", "openai", env={"OPENAI_API_KEY": ""})

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agents.record.transcript import load_transcript
 from tests.conftest import py
 from tests.helpers import run_cli
@@ -19,6 +21,7 @@ def summary_of(proc) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_the_budget_stops_a_long_block_and_ends_the_run_as_timeout(loop_file, tmp_path):
     path = loop_file([py("print('first turn')\nraise SystemExit(1)"), SLEEPER, py("print('never run')")],
                          name="slow", sandbox={"timeout": 120}, strategy={"attempts": 3, "max_seconds": 2})
@@ -38,6 +41,7 @@ def test_the_budget_stops_a_long_block_and_ends_the_run_as_timeout(loop_file, tm
     assert [(e["attempt"], e["where"]) for e in spent] == [(1, "before turn 3 of attempt 1")]
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_max_seconds_stops_a_generation_and_overrides_the_scenario(loop_file, tmp_path):
     """The reply takes 600 s before its first token (as a long prompt's evaluation does, beating all along): the
     budget of 1 s stops it at a beat, well inside the test's 100 s."""
@@ -53,6 +57,7 @@ def test_max_seconds_stops_a_generation_and_overrides_the_scenario(loop_file, tm
     assert [m["role"] for m in t["messages"]] == ["task"] and t["strategy"]["max_seconds"] == 1
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_the_budget_cuts_a_check_that_would_run_past_it(loop_file, tmp_path):
     """A command check that would take 600 s (its own timeout is 900 s) is cut at the budget's end: the check fails
     as timed out and the run ends before turn 2, well inside the test's 100 s."""
@@ -67,6 +72,7 @@ def test_the_budget_cuts_a_check_that_would_run_past_it(loop_file, tmp_path):
     assert not check["passed"] and "timed out" in check["detail"], check
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_batch_reports_the_timeout_per_scenario(loop_file, tmp_path):
     slow = loop_file([SLEEPER], name="slow", sandbox={"timeout": 120})
     quick = loop_file([py("print('quick')")], name="quick")
@@ -84,6 +90,7 @@ def test_max_seconds_must_be_positive(loop_file, tmp_path):
     assert proc.returncode == 2 and "strategy.max_seconds" in proc.stderr and len(proc.stderr.splitlines()) == 1
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_candidates_still_to_generate_when_the_budget_runs_out_are_dropped_and_the_first_goes_on(loop_file, tmp_path):
     """Candidate 1 runs first and fails a check; the budget runs out while the others are generated (they stream
     to no screen, yet they stop): the turn goes on with candidate 1, its run is kept, and the run ends before
@@ -118,6 +125,7 @@ def _attempt_run(loop_file, tmp_path, name: str, strategy: dict) -> tuple[dict, 
     return data, load_transcript(Path(data["run_dir"]))
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_attempts_auto_goes_on_with_fresh_attempts_while_the_time_budget_lasts(loop_file, tmp_path):
     """`attempts: auto` with max_seconds: a fourth and fifth attempt start because time is left (without a budget
     the run stops after three: the next test); the fifth attempt's task names only the three latest failures."""
@@ -129,6 +137,7 @@ def test_attempts_auto_goes_on_with_fresh_attempts_while_the_time_budget_lasts(l
     assert "- attempt 2:" in fifth and "- attempt 4:" in fifth and "- attempt 1:" not in fifth, fifth
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_attempts_auto_without_a_time_budget_is_three(loop_file, tmp_path):
     data, t = _attempt_run(loop_file, tmp_path, "three", {"attempts": "auto"})
     assert data["status"] == "max_replies" and "(3 of 3 tried)" in data["reason"], data["reason"]

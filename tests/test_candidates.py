@@ -146,6 +146,7 @@ def test_three():
 """
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_among_candidates_that_fail_the_same_pytest_check_the_one_passing_most_of_its_tests_wins(
         loop_file, workspaces, tmp_path):
     (tmp_path / "test_hidden.py").write_text(HIDDEN)
@@ -167,6 +168,7 @@ def test_among_candidates_that_fail_the_same_pytest_check_the_one_passing_most_o
     assert "1 of 3 tests failed: test_three\ntest_three:\n" in report and "assert 0 == 9" in report
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_first_reply_that_sends_the_given_file_back_unchanged_moves_the_candidates_to_the_next_turn(
         loop_file, workspaces, tmp_path):
     """The 1.5B model sends the given files back unchanged in about half its first replies to a fix-this-file task

@@ -43,6 +43,7 @@ def cli_run(path: Path, ws: Path) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_run_that_edits_a_project_leaves_a_diff_everywhere(tmp_path, scenario_file):
     make_project(tmp_path)
     summary = cli_run(scenario_file([EDIT], files_from="proj", sandbox={"kind": "local"}), tmp_path / "ws")

@@ -90,6 +90,7 @@ def test_a_server_that_exits_before_listening_is_reported_by_its_own_output(tmp_
     assert "ModuleNotFoundError: No module named 'flask_missing_module'" in detail
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_server_that_never_listens_is_reported_after_its_ready_timeout(tmp_path: Path):
     port = free_port()
     passed, detail, _, _ = check(tmp_path, port, start="echo starting; sleep 30", ready_timeout=1)
@@ -148,6 +149,7 @@ def test_the_script_is_written_fresh_into_the_hidden_checks_folder(app: Path):
     assert "tampered" not in text and textwrap.dedent(text).startswith('"""The `http:` check')
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_workspace_module_named_like_the_library_cannot_shadow_the_script(app: Path):
     (app / "json.py").write_text("raise SystemExit('the workspace json.py was imported')\n", encoding="utf-8")
     (app / "http").mkdir()
@@ -157,6 +159,7 @@ def test_a_workspace_module_named_like_the_library_cannot_shadow_the_script(app:
     assert not passed and "did not listen" in detail and "imported" not in detail
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_conversation_debugs_a_stdlib_service_to_success_with_the_local_executor(loop_file):
     from agents.loop.conversation import RunOptions, run_scenario
     from agents.record.transcript import load_transcript

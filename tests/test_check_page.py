@@ -56,6 +56,7 @@ def browsers_of(workspace: Path) -> list[int]:
     return pids
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_the_steps_pass_in_order_and_the_screenshot_is_the_checks_figure(tmp_path):
     result = run(tmp_path, {"open": "index.html", "viewport": [640, 400], "steps": [
         {"exists": "ul#items li"}, {"text": {"selector": "h1", "equals": "Todo"}},
@@ -71,6 +72,7 @@ def test_the_steps_pass_in_order_and_the_screenshot_is_the_checks_figure(tmp_pat
     assert not browsers_of(tmp_path)
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_failed_step_is_named_with_expected_against_actual_and_the_steps_after_it_do_not_run(tmp_path):
     result = run(tmp_path, {"open": "index.html", "steps": [
         {"type": {"selector": "#name", "text": "milk"}}, {"click": "#add"},
@@ -84,6 +86,7 @@ def test_a_failed_step_is_named_with_expected_against_actual_and_the_steps_after
     assert again.figures[0]["path"] == "figures/page-1-2.png" and (tmp_path / "figures/page-1-1.png").is_file()
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_selector_that_matches_nothing_is_said_and_the_pages_errors_are_listed(tmp_path):
     broken = LIST.replace("document.getElementById('add')", "document.getElementById('plus')")
     broken = broken.replace("</body>", "<script src='app.js'></script><script>console.error('no items')</script>"
@@ -99,6 +102,7 @@ def test_a_selector_that_matches_nothing_is_said_and_the_pages_errors_are_listed
                for line in lines)
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_selector_that_is_not_css_is_said(tmp_path):
     steps = [{"exists": "h1"}, {"count": {"selector": "li[", "equals": 1}}]
     result = run(tmp_path, {"open": "index.html", "steps": steps})
@@ -107,6 +111,7 @@ def test_a_selector_that_is_not_css_is_said(tmp_path):
                                     "it passed)"), result.detail
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_an_alert_is_accepted_and_named_in_the_report(tmp_path):
     page = LIST.replace("const li", "if (!document.getElementById('name').value) { alert('Name is required'); return; }"
                                     "\n  const li")
@@ -117,6 +122,7 @@ def test_an_alert_is_accepted_and_named_in_the_report(tmp_path):
         '- alert("Name is required"): a dialog, accepted by the check (the steps read the page\'s own text)')
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_form_whose_submit_reloads_the_page_is_said_so(tmp_path):
     form = ("<form id='f'><input id='name' name='name'><button id='go'>Sign up</button></form><p id='msg'></p>"
             "<script>document.getElementById('f').addEventListener('submit', () => "
@@ -141,6 +147,7 @@ def test_a_page_that_does_not_exist_names_the_files_there(tmp_path):
     assert result.detail == "app.html does not exist in the workspace (it holds: index.html)"
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_page_on_a_started_server_and_a_server_that_never_listens(tmp_path):
     port = free_port()
     served = run(tmp_path, {"open": "/", "start": f"python3 -m http.server {port} --bind 127.0.0.1", "port": port,
@@ -165,6 +172,7 @@ def test_the_screenshot_shows_in_the_terminal_and_in_the_html_export(tmp_path):
     assert '<figure class="figure" data-path="figures/page-1-1.png"><img src="data:image/png;base64,' in html
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_the_reference_page_of_the_frontend_scenario_passes(tmp_path):
     scenario = load_scenario(ROOT / "scenarios" / "frontend_filter_list.yaml")
     reply = (ROOT / "scenarios" / "reference" / "frontend_filter_list.md").read_text(encoding="utf-8")
@@ -190,6 +198,7 @@ def test_a_wrong_page_check_is_one_line_at_load(tmp_path, page, error):
     assert error in str(caught.value) and "\n" not in str(caught.value)
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_page_whose_script_never_ends_is_reported_as_such_and_its_browser_is_stopped(tmp_path):
     endless = "<html><body><h1>x</h1><script>while (true) {}</script></body></html>"
     result = run(tmp_path, {"open": "index.html", "steps": [{"exists": "h1"}]}, {"index.html": endless})

@@ -132,6 +132,7 @@ def test_an_entry_without_a_key_falls_back_to_openai_api_key(lists, monkeypatch)
     ("oai:CODEDUET_TEST_NO_LIST", "error: CODEDUET_TEST_NO_LIST: neither an environment variable nor a file"),
     ("oai:list.json?api_type=anthropic",
      "error: list.json entry 1 (model claude-3-5-sonnet): api_type anthropic is not supported;")])
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_the_cli_refuses_a_list_it_cannot_use_in_one_line(lists, model, line):
     scenario = lists / "s.yaml"
     scenario.write_text(yaml.safe_dump({"name": "s", "task": "Print 1."}), encoding="utf-8")

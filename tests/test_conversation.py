@@ -96,6 +96,7 @@ def test_reply_limit_stops_the_run(workspaces, loop_file):
     assert result.totals["turns"] == 3
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_infinite_loop_is_killed_and_run_goes_on(workspaces, loop_file):
     path = loop_file([py("while True:\n    pass"), py("print('recovered')")], sandbox={"timeout": 1})
     result = run(path)

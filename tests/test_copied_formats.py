@@ -30,6 +30,7 @@ def test_a_count_or_size_copied_from_our_previews_is_not_part_of_the_filename(li
     assert declared_filename(line + "\nx = 1\n") == path
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_filename_line_copied_with_its_line_count_saves_the_file(workspaces, loop_file, tmp_path):
     (tmp_path / "test_cart.py").write_text("from pkg.cart import total\n\n\ndef test_total():\n"
                                            "    assert total([2, 3]) == 5\n")

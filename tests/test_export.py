@@ -28,6 +28,7 @@ def batch(workspaces: Path, loop_file) -> dict[str, Path]:
     return runs
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_an_inspect_log_of_a_batch_reads_back_with_inspect_ais_reader(batch, workspaces, tmp_path):
     from inspect_ai.log import read_eval_log
 
@@ -93,6 +94,7 @@ def test_every_run_and_a_failed_one_alone(batch, workspaces, tmp_path):
     assert record["metadata"]["status"] == "failed" and record["metadata"]["run_id"] == batch["failed"].name
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_scenario_folder_gives_all_its_runs(workspaces, loop_file, tmp_path):
     scenario = load_scenario(loop_file([py("print(42)")], name="twice", **CHECK))
     for _ in range(2):
@@ -142,6 +144,7 @@ def test_files_holds_each_runs_final_code_and_its_facts(batch, workspaces, tmp_p
     (["--format", "chat", "--status", "timeout"], "none of the 3 run(s) has status timeout"),
     (["--format", "inspect"], "Inspect reads a log named .eval (or .json, its JSON form)"),
 ])
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_bad_choices_are_one_line(batch, workspaces, tmp_path, args, says):
     proc = run_cli("export", str(workspaces), *args, "-o", str(tmp_path / "x"))
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
@@ -153,6 +156,7 @@ def test_a_folder_without_runs_is_one_line(tmp_path):
     assert proc.returncode == 2 and "no saved run in this folder" in proc.stderr, proc.stderr
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_run_recovered_from_its_events_exports_and_no_environment_is_written(batch, workspaces, tmp_path):
     """A run whose transcript.json is gone (kill -9) is read from events.jsonl (a warning on stderr); a key in the
     environment of the export is in none of the files it writes."""
@@ -220,6 +224,7 @@ def test_a_team_run_the_developers_conversation_once(workspaces, loop_file):
     assert len(calls) == 2 and not any((m.metadata or {}).get("role") in ("planner", "qa") for m in calls[1].input)
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_resumed_run_says_it_holds_only_its_own_messages(workspaces, loop_file, tmp_path):
     parent = run_scenario(load_scenario(loop_file([py("print(1)"), py("print(2)")], name="rs")), RunOptions())
     proc = run_cli("replay", str(parent.run_dir), "--resume", "--json", "--message", "Now print 2.")

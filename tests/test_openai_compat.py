@@ -206,6 +206,7 @@ def test_tokens_reach_the_live_panel_as_they_come(server):
     assert usage.first_token_s is not None and 0 < usage.first_token_s <= usage.seconds
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_the_time_budget_stops_a_server_still_evaluating_the_prompt(server):
     """The server sends nothing for 20 s (a long prompt on a slow server): the reply's sink gets a beat every
     0.5 s meanwhile, so a spent budget stops the request before the server has answered at all."""
@@ -288,6 +289,7 @@ def test_a_streamed_run_records_ttft_and_never_the_key(server, sandbox_image, wo
             assert "sk-test" not in text and "***" not in text, file  # never written, so never scrubbed either
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_an_unreachable_server_is_one_actionable_line():
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
@@ -319,6 +321,7 @@ def test_a_server_gone_mid_reply_is_one_line_that_keeps_what_it_sent(server):
     (404, "model 'remote': {url} has no model 'x' (HTTP 404): pull it on the server or fix the entry's model",
      EXIT_ENVIRONMENT),
     (500, "model 'remote': {url} answered HTTP 500: boom 500", EXIT_FAILED)])
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_server_error_is_one_line(server, monkeypatch, status, line, exit_code):
     monkeypatch.setenv("CODEDUET_TEST_KEY", KEY)
     server.fail = status

@@ -12,6 +12,7 @@ import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
@@ -101,6 +102,7 @@ def assert_scenario_or_one_line(text: str) -> None:
 @example("checks: 08")  # found: 'unknown check' at line '?'
 @example("task: t\nmodel:\n  provider: cripted\n  replies: [x]\n")  # found: no file:line for the provider
 @example("<:")  # found: an IndexError (an unknown key that looks like a union tag)
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_any_yaml_gives_a_scenario_or_one_file_line_error(text):
     assert_scenario_or_one_line(text)
 
@@ -236,6 +238,7 @@ def intact_messages(data: bytes, damage: tuple[int, int]) -> list[int]:
 @given(damaged_log())
 @example(DAMAGED_END)  # found: an end line damaged into valid JSON without 'reason' (KeyError)
 @example(DAMAGED_ATTEMPT)  # found: a message whose 'attempt' became a dict (TypeError in the totals)
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_damaged_event_log_is_read_back_up_to_the_damage_with_a_warning(case):
     data, damaged, damage = case
     with tempfile.TemporaryDirectory() as folder:

@@ -85,6 +85,7 @@ print(json.dumps([load_run("latest").run_dir.name, load_run("-1", workspace="els
     assert len(lines) == 5
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_errors_raise_the_cli_s_error_classes_and_importing_stays_light(tmp_path):
     script = """\
 import sys

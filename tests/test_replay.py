@@ -203,6 +203,7 @@ def test_show_through_a_pipe_ends_every_line_of_both_streams(workspaces, loop_fi
     assert proc.stderr == f"run: {run_dir}\n"
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_resume_json_prints_the_summary_line_of_run_json(workspaces, loop_file):
     """`replay --resume --json` starts a run as `run --json` does: stdout is its one JSON summary line."""
     from agents.cli.common import summary

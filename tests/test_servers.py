@@ -40,6 +40,7 @@ def sandbox(request, tmp_path: Path):
     executor.stop()
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_server_is_stopped_after_its_quiet_grace_and_reported_as_a_server(sandbox):
     executor, port = sandbox
     result = executor.execute(SERVER.format(host="0.0.0.0", port=port))
@@ -58,6 +59,7 @@ def test_a_server_is_stopped_after_its_quiet_grace_and_reported_as_a_server(sand
     assert '<div class="exec ok"' in execution_html(result.to_dict())
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_server_left_running_in_the_background_goes_with_its_block(sandbox):
     executor, port = sandbox
     result = executor.execute(f"nohup python3 -m http.server {port} >/dev/null 2>&1 &\nsleep 1.5\necho started", "sh")
@@ -67,6 +69,7 @@ def test_a_server_left_running_in_the_background_goes_with_its_block(sandbox):
     assert probe.output.strip() == "gone" and probe.server is None
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_script_that_tests_its_own_server_and_ends_is_no_server_and_a_hang_is_still_a_time_out(sandbox):
     executor, port = sandbox
     selftest = executor.execute(f'''
@@ -83,6 +86,7 @@ httpd.shutdown()
     assert hang.timed_out and hang.server is None and "timed out after 3 s" in hang.output
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_server_that_keeps_printing_is_stopped_at_the_limit_as_a_server(sandbox):
     executor, port = sandbox
     executor.cfg.timeout = 4
@@ -132,6 +136,7 @@ def test_a_server_a_check_command_leaves_running_is_stopped_with_it(sandbox_imag
     assert probe.output.strip() == "gone"
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_block_that_asks_the_server_an_earlier_block_started_is_told_it_was_stopped(tmp_path: Path):
     from agents.loop.run_reply import run_reply
     from agents.scenario.spec import Scenario

@@ -7,6 +7,8 @@ import os
 import re
 import subprocess
 
+import pytest
+
 from tests.conftest import ROOT
 
 
@@ -51,6 +53,7 @@ def test_a_step_beside_others_prints_a_start_line_and_an_end_line(tmp_path):
     assert start == "… a step beside others" and end.startswith("✓ a step beside others")
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_the_tiers_each_print_their_time_and_a_failing_tier_does_not_stop_the_next():
     env = {**os.environ, "PYTEST_ARGS": "--no-such-pytest-flag"}
     proc = subprocess.run([str(ROOT / ".ci" / "tests"), "fast", "serial"], capture_output=True, text=True, env=env,

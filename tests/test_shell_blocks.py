@@ -153,6 +153,7 @@ def executor(request, tmp_path):
     ex.stop()
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_a_shell_block_has_the_time_limit_and_the_output_bound(executor):
     slow = executor.execute("echo started\n(sleep 30; echo survived) &\nsleep 30\necho finished", "sh")
     assert slow.timed_out and slow.exit_code == 124 and "started" in slow.output

@@ -135,6 +135,7 @@ def test_html_shows_attempts_and_rejected_repeats(two_attempt_run, tmp_path):
     assert text.count('<h2 class="attempt"') == 2 and "attempt 2 · success" in text and "(kept)" in text
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_resume_of_a_multi_attempt_run_goes_on_from_the_kept_attempt(two_attempt_run):
     proc = run_cli("replay", str(two_attempt_run), "--resume", "--message", "Also print the count.",
                "--max-auto-reply", "1")

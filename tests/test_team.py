@@ -34,6 +34,7 @@ def scenario(tmp_path: Path, team, replies) -> Path:
     return path
 
 
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
 def test_the_short_and_long_forms_and_what_a_team_may_not_be(tmp_path: Path):
     short = load_scenario(scenario(tmp_path, ["planner", "developer", "qa"], ["x"]))
     assert [(r.role, r.name) for r in short.team] == [("planner", "planner"), ("developer", "developer"),
