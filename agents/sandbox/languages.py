@@ -38,6 +38,8 @@ class Language:
     """Whether a saved file of it is a whole program (it has a main): then saving it also builds and runs it."""
     tools: str
     """The toolchain commands the system prompt names."""
+    built: str
+    """One sentence on how its files are built and run, in the languages' system prompt."""
 
 
 def _has(*patterns: str) -> Callable[[str], bool]:
@@ -63,19 +65,26 @@ C_FLAGS = f"{SANITIZE} -include {BIN}/line_buffered.h"
 LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
     Language("c", "C", ("c",), ".c", ("gcc", "libc6-dev", "make"),
              BUILD + LINE_BUFFERED + f'cc -std=gnu17 -Wall {C_FLAGS} -o "$b" "$@" -lm && exec "$b"',
-             _has(C_MAIN), "gcc (cc), make"),
+             _has(C_MAIN), "gcc (cc), make",
+             "C is compiled with `cc -g -fsanitize=address,undefined`: a bad memory access stops the program and "
+             "names its line."),
     Language("cpp", "C++", ("cpp", "c++", "cxx", "cc"), ".cpp", ("g++", "make", "cmake", "catch2"),
              BUILD + LINE_BUFFERED + f'c++ -std=c++20 -Wall {C_FLAGS} -o "$b" "$@" && exec "$b"',
-             _has(C_MAIN), "g++ (c++), make, cmake, Catch2"),
+             _has(C_MAIN), "g++ (c++), make, cmake, Catch2",
+             "C++ is compiled with `c++ -std=c++20 -g -fsanitize=address,undefined`."),
     Language("go", "Go", ("go", "golang"), ".go", ("golang-go",),
              'shift; exec go run "$@"', _has(r"^package main\b", r"^func main\(\)"),
-             "go (go run, go build, go test)"),
+             "go (go run, go build, go test)",
+             "Go: `go run main.go`; tests with `go test ./...` need a go.mod (`go mod init NAME`)."),
     Language("rust", "Rust", ("rust", "rs"), ".rs", ("rustc", "cargo"),
              BUILD + 'rustc --edition 2021 -g -o "$b" "$1" && exec "$b"',
-             _has(r"^\s*(pub\s+)?fn\s+main\s*\("), "rustc, cargo (offline: no crates.io)"),
+             _has(r"^\s*(pub\s+)?fn\s+main\s*\("), "rustc, cargo (offline: no crates.io)",
+             "Rust: a single file is compiled with `rustc --edition 2021`; a cargo project (Cargo.toml, src/) is "
+             "built with `cargo run` or `cargo test` (no crates from crates.io)."),
     Language("javascript", "JavaScript", ("javascript", "js", "node", "nodejs", "mjs", "cjs"), ".js",
              ("nodejs", "jest", "node-babel7"), 'shift; exec node "$1"', _script,
-             "node (node --test or jest for tests)"),
+             "node (node --test or jest for tests)",
+             "JavaScript runs with `node file.js` (CommonJS: require/module.exports)."),
 )}
 """Every language besides Python, by name."""
 NAMES = tuple(LANGUAGES)

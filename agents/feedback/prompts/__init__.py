@@ -90,7 +90,7 @@ def base_system_message(files: bool = False, languages: list[str] | tuple[str, .
         from agents.sandbox.languages import LANGUAGES
 
         langs = [LANGUAGES[name] for name in languages]
-        how = " ".join(HOW_TO_BUILD[lang.name] for lang in langs)
+        how = " ".join(lang.built for lang in langs)
         return render("system_languages", toolchains="; ".join(f"{lang.title}: {lang.tools}" for lang in langs),
                       tags=", ".join(f"```{lang.tags[0]}" for lang in langs) + ", ```python, ```sh", how=how)
     return render("system_files" if files else "system")
@@ -103,18 +103,6 @@ def resend_files(language: str = "python") -> str:
 
     lang = LANGUAGES.get(language)
     return render("resend_files", tag=lang.tags[0] if lang else "python", comment="//" if lang else "#")
-
-
-HOW_TO_BUILD = {
-    "c": "C is compiled with `cc -g -fsanitize=address,undefined`: a bad memory access stops the program and names "
-         "its line.",
-    "cpp": "C++ is compiled with `c++ -std=c++20 -g -fsanitize=address,undefined`.",
-    "go": "Go: `go run main.go`; tests with `go test ./...` need a go.mod (`go mod init NAME`).",
-    "rust": "Rust: a single file is compiled with `rustc --edition 2021`; a cargo project (Cargo.toml, src/) is "
-            "built with `cargo run` or `cargo test` (no crates from crates.io).",
-    "javascript": "JavaScript runs with `node file.js` (CommonJS: require/module.exports).",
-}
-"""One sentence per language on how its files are built, in the languages' system prompt."""
 
 
 SYSTEM_MESSAGES = {"ag2.default": "autogen:AssistantAgent.DEFAULT_SYSTEM_MESSAGE"}
