@@ -44,14 +44,17 @@ def run(workspace: Path, page: dict, files: dict[str, str] | None = None):
 
 
 def browsers_of(workspace: Path) -> list[int]:
-    """Processes still running with a page check's browser profile."""
+    """Processes still running with a page check's browser profile, started in `workspace` (another test's page
+    check, on the other xdist worker, is not this one's)."""
     pids = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+            state = Path(f"/proc/{pid}/stat").read_text().split()[2]
         except OSError:
             continue
-        if b"codeduet-page-" in cmdline and Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z":
+        if b"codeduet-page-" in cmdline and state != "Z" and Path(cwd).is_relative_to(workspace):
             pids.append(int(pid))
     return pids
 
