@@ -237,9 +237,12 @@ def test_two_runs_of_one_scenario_at_once_are_separate(sandbox_image, tmp_path):
     client = docker.from_env()
 
     def block_started(name: str) -> bool:  # a file put before the container starts lies under its volume, unseen
-        return client.containers.get(name).exec_run(["test", "-f", "/workspace/marker.txt"]).exit_code == 0
+        try:
+            return client.containers.get(name).exec_run(["test", "-f", "/workspace/marker.txt"]).exit_code == 0
+        except docker.errors.APIError:  # created, not running yet
+            return False
 
-    wait_for(lambda: all(block_started(name) for name in names) or None)
+    wait_for(lambda: all(block_started(name) for name in names) or None, proc=procs[0])
     go = io.BytesIO()
     with tarfile.open(fileobj=go, mode="w") as tar:
         tar.addfile(tarfile.TarInfo("go"), io.BytesIO(b""))
