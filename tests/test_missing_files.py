@@ -76,6 +76,24 @@ def test_a_block_headed_by_the_file_the_task_names_is_saved_as_that_file(loop_fi
     assert (result.run_dir / "workspace" / "app.py").read_text().startswith("# filename: app.py\n")
 
 
+PAGE_HEADED = ("```html\n// index.html: a counter page with #value\n<!DOCTYPE html>\n<html><body>"
+               "<p id=\"value\">0</p></body></html>\n```")
+
+
+def test_a_page_block_headed_by_the_page_the_task_names_is_saved_as_that_page(loop_file, workspaces):
+    """The 1.5B heads a page `// index.html: ...` in an ```html block (all ten frontend baseline replies): it is the
+    page the checks open, not a block left unsaved."""
+    path = loop_file([PAGE_HEADED], task="Write index.html: a counter page.",
+                     checks=[{"file_exists": "index.html"}])
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    page = (result.run_dir / "workspace" / "index.html").read_text()
+    assert page.startswith("<!DOCTYPE html>")  # the naming comment is not part of the page
+    other = loop_file(["```html\n<!-- other.html -->\n<p>hi</p>\n```"], task="Write index.html: a page.",
+                      checks=[{"file_exists": "index.html"}], name="other")
+    assert run_scenario(load_scenario(other), RunOptions()).status != "success"  # a page nobody asked for: unsaved
+
+
 def test_a_comment_naming_a_file_nobody_asked_for_stays_a_comment(loop_file, workspaces):
     path = loop_file(["```python\n# helper.py: notes\nprint('serving')\n```"], task="Print serving.",
                      checks=[{"stdout_contains": "serving"}])

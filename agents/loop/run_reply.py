@@ -18,7 +18,7 @@ from agents.feedback.workspace_view import changes, hidden, redefined_modules, s
 from agents.loop.budget import TimeBudget
 from agents.loop.codeblocks import SHELLS, CodeBlock, classify_reply, extract_code_blocks, first_command
 from agents.loop.protocols import Display, Executor
-from agents.sandbox.filenames import task_filename
+from agents.sandbox.filenames import TASK_FILE, TASK_PAGE, task_filename
 from agents.scenario.checks import run_checks
 from agents.scenario.spec import Scenario
 
@@ -96,11 +96,16 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
 
 def named_by_task(block: CodeBlock, scenario: Scenario) -> CodeBlock:
     """A Python block headed by a comment that names a file the task or a check names (`# app.py: Flask web
-    service`) is that file, as `# filename: app.py` would make it: saved there, then run."""
-    if block.filename is not None or block.runnable_as != "python":
+    service`) is that file, as `# filename: app.py` would make it: saved there, then run. So is a block that does
+    not run (```html) headed `// index.html: a counter page` or `<!-- index.html -->`: saved as the page."""
+    if block.filename is not None or block.runnable_as not in ("python", None):
         return block
-    name = task_filename(block.code, scenario.task + "\n" + "\n".join(c.label() for c in scenario.checks))
+    page = block.runnable_as is None
+    named = scenario.task + "\n" + "\n".join(c.label() for c in scenario.checks)
+    name = task_filename(block.code, named, TASK_PAGE if page else TASK_FILE)
     if name is None:
         return block
     body = block.code.lstrip("\n").split("\n", 1)
-    return CodeBlock(block.language, f"# filename: {name}\n" + (body[1] if len(body) > 1 else ""))
+    header = f"<!-- filename: {name} -->" if page and name.endswith((".html", ".htm", ".svg")) else \
+        f"/* filename: {name} */" if page and name.endswith((".css", ".js")) else f"# filename: {name}"
+    return CodeBlock(block.language, header + "\n" + (body[1] if len(body) > 1 else ""))

@@ -82,14 +82,19 @@ def declared_filename(code: str, bare: bool = False) -> str | None:
 TASK_FILE = re.compile(r"^#\s*([\w][\w./-]*\.py)\s*(?:$|[:\u2014\u2013-]\s)")
 """A Python block's first-line comment that starts with a file name, alone or before a description
 (`# app.py`, `# app.py: Flask web service`)."""
+TASK_PAGE = re.compile(r"^(?:<!--|//|/\*|#)\s*([\w][\w./-]*\.(?:html?|css|js|svg))\s*"
+                       r"(?:$|-->|\*/|[:\u2014\u2013-]\s)")
+"""The same for a block that does not run (```html, ```css ...), in any of their comment forms: the 1.5B headed a
+counter page `// index.html: a counter page with ...` in all ten of the frontend suite's baseline replies' kind."""
 
 
-def task_filename(code: str, named: str) -> str | None:
+def task_filename(code: str, named: str, pattern: re.Pattern[str] = TASK_FILE) -> str | None:
     """The file a Python block's first-line comment names when the task or a check names the same file (`named`:
     their text): every candidate the 1.5B wrote for a Flask task headed its app `# app.py: Flask web service`, and
-    the check's `python3 app.py` found no app.py. A comment naming a file nobody asked for stays a comment."""
+    the check's `python3 app.py` found no app.py. A comment naming a file nobody asked for stays a comment.
+    `pattern`: TASK_PAGE for a block that does not run."""
     first = code.lstrip("\n").split("\n", 1)[0].strip()
-    match = TASK_FILE.match(first)
+    match = pattern.match(first)
     if match is None or not re.search(rf"(?<![\w./-]){re.escape(match.group(1))}(?![\w-])", named):
         return None
     return match.group(1)
