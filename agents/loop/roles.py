@@ -12,17 +12,16 @@ class Role:
     """One member of a team: the word a scenario and a transcript use for it, and how it is shown."""
 
     name: str
-    title: str
     style: str
     """rich's style for its messages in the terminal."""
-    does: str
-    """What it does, in one line (the scenario reference and `RoleConfig.role`)."""
 
 
-PLANNER = Role("planner", "Planner", "bright_magenta", "breaks the task into numbered steps, once per attempt")
-DEVELOPER = Role("developer", "Developer", "green", "writes the code (the pair's assistant)")
-QA = Role("qa", "QA", "bright_yellow",
-          "after an execution that did not succeed, one structured report to the developer")
+PLANNER = Role("planner", "bright_magenta")
+"""Breaks the task into numbered steps, once per attempt."""
+DEVELOPER = Role("developer", "green")
+"""Writes the code (the pair's assistant)."""
+QA = Role("qa", "bright_yellow")
+"""After an execution that did not succeed, one structured report to the developer."""
 
 ROLES: tuple[Role, ...] = (PLANNER, DEVELOPER, QA)
 """In speaking order."""
@@ -34,5 +33,3 @@ ASSISTANT = "assistant"
 """The transcript's role of the code-writing model's messages (the pair's assistant, the team's developer)."""
 MODEL_ROLES: tuple[str, ...] = (ASSISTANT, *ADVISERS)
 """The transcript roles whose messages a model wrote."""
-TEAM: tuple[str, ...] = ROLE_NAMES
-"""The whole team, as `--team` and the page's task box make it."""

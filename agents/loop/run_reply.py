@@ -6,6 +6,7 @@ through the same function, each in a fresh sandbox on a copy of the workspace.
 
 from __future__ import annotations
 
+import re
 from contextlib import nullcontext
 from typing import Callable
 
@@ -26,6 +27,9 @@ MARKUP = {"html": "<!-- filename: index.html -->", "css": "/* filename: style.cs
           "svg": "<!-- filename: image.svg -->"}
 """Block tags of a page's files, which are saved under the name their first line gives and never run: how that line
 is written."""
+COMMENT_OPENER = re.compile(r"<!--|//|/\*|#")
+COMMENT_CLOSER = {"<!--": " -->", "/*": " */"}
+"""A first-line comment a block is named by (TASK_FILE, TASK_PAGE), and how the `filename:` line in its form ends."""
 
 
 def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: Display | None = None,
@@ -105,7 +109,6 @@ def named_by_task(block: CodeBlock, scenario: Scenario) -> CodeBlock:
     name = task_filename(block.code, named, TASK_PAGE if page else TASK_FILE)
     if name is None:
         return block
-    body = block.code.lstrip("\n").split("\n", 1)
-    header = f"<!-- filename: {name} -->" if page and name.endswith((".html", ".htm", ".svg")) else \
-        f"/* filename: {name} */" if page and name.endswith((".css", ".js")) else f"# filename: {name}"
-    return CodeBlock(block.language, header + "\n" + (body[1] if len(body) > 1 else ""))
+    first, _, rest = block.code.lstrip("\n").partition("\n")
+    opener = COMMENT_OPENER.match(first.strip()).group(0)  # the model's own comment form: `// index.html: ...`
+    return CodeBlock(block.language, f"{opener} filename: {name}{COMMENT_CLOSER.get(opener, '')}\n{rest}")

@@ -23,6 +23,7 @@ from agents.loop.errors import BadInputError, CodeduetError, EnvironmentProblem,
 from agents.loop.protocols import Display, ModelProvider
 from agents.loop.proxy import HumanInput
 from agents.loop.repeats import RepeatMemory
+from agents.loop.roles import ROLE_NAMES
 from agents.loop.run_options import RunOptions
 from agents.loop.strategy import attempt_message
 from agents.models.config import build_provider
@@ -32,7 +33,7 @@ from agents.record.run_folder import KEEP_SCENARIO_ENV, SCENARIO_FILE, new_run_d
 from agents.record.transcript import JsonlRecorder
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.preflight import image_packages, preflight, warnings_for
-from agents.scenario.spec import TEAM_ROLES, RoleConfig, Scenario
+from agents.scenario.spec import RoleConfig, Scenario
 
 
 @dataclass
@@ -102,7 +103,7 @@ def overridden(scenario: Scenario, opts: RunOptions) -> Scenario:
     if opts.languages and not set(opts.languages) <= set(scenario.sandbox.languages):
         scenario = scenario.model_copy(update={"sandbox": with_languages(scenario.sandbox, opts.languages)})
     if opts.team and not scenario.team and not opts.baseline:
-        scenario = scenario.model_copy(update={"team": [RoleConfig(role=r) for r in TEAM_ROLES]})
+        scenario = scenario.model_copy(update={"team": [RoleConfig(role=r) for r in ROLE_NAMES]})
     if opts.baseline:
         scenario = baseline(scenario)
     if opts.session and opts.session != scenario.sandbox.session:

@@ -383,18 +383,18 @@ class DockerExecutor:
         timed_out = exit_code == 124 or (exit_code in (137, None) and duration >= limit)
         server = served(self._server, timed_out, duration)
         timed_out = timed_out and server is None  # a server stopped at the limit is a server, not a time-out
-        # a kernel block the kernel's client stopped at the limit says so itself; what it started in the
-        # background goes, the kernel stays (when it did not stop, the client killed it)
-        kernel_stopped = self._spare is not None and exit_code == 124
+        # a block a session's client stopped at the limit (a kernel's) says so itself; what it started in the
+        # background goes, the session's processes stay (when it did not stop, the client killed it)
+        session_stopped = self._spare is not None and exit_code == 124
         if timed_out or exit_code is None or server is not None:
-            self._kill_all(spare=self._spare if server is not None or kernel_stopped else None)
+            self._kill_all(spare=self._spare if server is not None or session_stopped else None)
             exit_code = 124 if exit_code is None else exit_code
         oom = exit_code != 0 and not timed_out and (
             (exit_code == 137 and self._new_oom_kill()) or "MemoryError" in out.text()[-2000:])
         text = out.text()
         if server is not None:
             text += f"\n[codeduet: {server_line(server)}; every process of the block was stopped]"
-        elif timed_out and not kernel_stopped:
+        elif timed_out and not session_stopped:
             text += f"\n[codeduet: timed out after {limit:g} s; every process of the block was killed]"
         elif timed_out:
             text += f"\n[codeduet: timed out after {limit:g} s]"

@@ -84,8 +84,8 @@ TASK_FILE = re.compile(r"^#\s*([\w][\w./-]*\.py)\s*(?:$|[:\u2014\u2013-]\s)")
 (`# app.py`, `# app.py: Flask web service`)."""
 TASK_PAGE = re.compile(r"^(?:<!--|//|/\*|#)\s*([\w][\w./-]*\.(?:html?|css|js|svg))\s*"
                        r"(?:$|-->|\*/|[:\u2014\u2013-]\s)")
-"""The same for a block that does not run (```html, ```css ...), in any of their comment forms: the 1.5B headed a
-counter page `// index.html: a counter page with ...` in all ten of the frontend suite's baseline replies' kind."""
+"""The same for a block that does not run (```html, ```css ...), in any of their comment forms: the 1.5B headed eight
+of the frontend suite's ten baseline pages `// index.html` or `// index.html: a counter page with ...`."""
 
 
 def task_filename(code: str, named: str, pattern: re.Pattern[str] = TASK_FILE) -> str | None:

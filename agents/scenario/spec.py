@@ -68,8 +68,6 @@ class AssistantConfig(Strict):
         return message.text if isinstance(message, NamedPrompt) else message
 
 
-TEAM_ROLES = ROLE_NAMES
-"""The roles of a team, in speaking order (agents/loop/roles.py)."""
 
 
 class RoleConfig(Strict):
@@ -182,10 +180,10 @@ class Scenario(Strict):
         if v is None:
             return v
         roles = [r.role for r in v]
-        if roles.count(DEVELOPER.name) != 1 or any(roles.count(r) > 1 for r in TEAM_ROLES):
+        if roles.count(DEVELOPER.name) != 1 or any(roles.count(r) > 1 for r in ROLE_NAMES):
             raise ValueError("a team has exactly one developer, and at most one planner and one qa")
-        if roles != sorted(roles, key=TEAM_ROLES.index):
-            raise ValueError(f"list the roles in speaking order: {', '.join(r for r in TEAM_ROLES if r in roles)}")
+        if roles != sorted(roles, key=ROLE_NAMES.index):
+            raise ValueError(f"list the roles in speaking order: {', '.join(r for r in ROLE_NAMES if r in roles)}")
         names = [r.name for r in v]
         if len(set(names)) != len(names):
             raise ValueError("every member of the team needs its own name")

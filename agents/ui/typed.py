@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from agents.loop.errors import BadInputError
-from agents.loop.roles import TEAM
+from agents.loop.roles import ROLE_NAMES
 from agents.scenario.spec import scenario_from_data
 from agents.scenario.task_spec import command_list, quick_checks, sandbox_block
 
@@ -22,7 +22,7 @@ NAME = "typed"
 TYPED_DIR = ".typed"
 """Under the workspaces root: the scenarios of typed tasks, one file each."""
 FILE_MAX = 1 << 20
-SETUPS = {"pair": None, "team": list(TEAM)}
+SETUPS = {"pair": None, "team": list(ROLE_NAMES)}
 TYPED_FIELDS = ("task", "model", "setup", "session", "attempts", "max_seconds", "languages", "preset", "expect_output",
                 "check_commands", "server", "port", "requests")
 """The task box's fields (agents/ui/templates/new.html), besides its files and who steers."""
