@@ -89,7 +89,7 @@ image-languages: base system-deps
 demo: setup
 	$(PYTHON) run.py run $(SCENARIO)
 
-# The fast tier: no Docker, no model, about 3 minutes on 2 cores; the leak guard fails any test in it that starts a
+# The fast tier: no Docker, no model, under a minute on 2 cores; the leak guard fails any test in it that starts a
 # container (tests/plugins/leak_guard.py).
 check:
 	@test -x $(BIN)/ruff || $(MAKE) venv
