@@ -94,6 +94,23 @@ def test_a_page_block_headed_by_the_page_the_task_names_is_saved_as_that_page(lo
     assert run_scenario(load_scenario(other), RunOptions()).status != "success"  # a page nobody asked for: unsaved
 
 
+def test_a_source_block_headed_by_the_file_the_task_names_is_saved_as_that_file(loop_file, workspaces):
+    """Both React tasks' replies of the 1.5B: ```javascript headed `// Accordion.jsx`, which ran as block01.js and
+    left the hidden jest test without ./Accordion.jsx. A component is saved (not run); a named .js file is saved and
+    run as node runs a saved file."""
+    component = "```javascript\n// Accordion.jsx\nexport function Accordion() { return <div/>; }\n```"
+    server = "```javascript\n// server.js: prints ready\nconsole.log('ready');\n```"
+    path = loop_file([component + "\n" + server], task="Write Accordion.jsx, then server.js, which prints ready.",
+                     checks=[{"file_exists": "Accordion.jsx"}, {"stdout_contains": "ready"}],
+                     sandbox={"languages": ["javascript"]})
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "success", result.reason
+    workspace = result.run_dir / "workspace"
+    assert (workspace / "Accordion.jsx").read_text().startswith("export function Accordion")
+    assert (workspace / "server.js").read_text().startswith("// filename: server.js\n")
+    assert not list(workspace.glob("block*"))
+
+
 def test_a_comment_naming_a_file_nobody_asked_for_stays_a_comment(loop_file, workspaces):
     path = loop_file(["```python\n# helper.py: notes\nprint('serving')\n```"], task="Print serving.",
                      checks=[{"stdout_contains": "serving"}])

@@ -19,7 +19,7 @@ from agents.feedback.workspace_view import changes, hidden, redefined_modules, s
 from agents.loop.budget import TimeBudget
 from agents.loop.codeblocks import SHELLS, CodeBlock, classify_reply, extract_code_blocks, first_command
 from agents.loop.protocols import Display, Executor
-from agents.sandbox.filenames import TASK_FILE, TASK_PAGE, task_filename
+from agents.sandbox.filenames import TASK_FILE, TASK_PAGE, TASK_SOURCE, task_filename
 from agents.scenario.checks import run_checks
 from agents.scenario.spec import Scenario
 
@@ -101,12 +101,14 @@ def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: 
 def named_by_task(block: CodeBlock, scenario: Scenario) -> CodeBlock:
     """A Python block headed by a comment that names a file the task or a check names (`# app.py: Flask web
     service`) is that file, as `# filename: app.py` would make it: saved there, then run. So is a block that does
-    not run (```html) headed `// index.html: a counter page` or `<!-- index.html -->`: saved as the page."""
-    if block.filename is not None or block.runnable_as not in ("python", None):
+    not run (```html) headed `// index.html: a counter page` or `<!-- index.html -->`: saved as the page; and a
+    block of another language (```javascript headed `// Accordion.jsx`, `// server.js: the API`): saved as that
+    file, and run as a saved file of its language is (a .jsx component is only saved)."""
+    if block.filename is not None or block.runnable_as in SHELLS:
         return block
-    page = block.runnable_as is None
+    pattern = {"python": TASK_FILE, None: TASK_PAGE}.get(block.runnable_as, TASK_SOURCE)
     named = scenario.task + "\n" + "\n".join(c.label() for c in scenario.checks)
-    name = task_filename(block.code, named, TASK_PAGE if page else TASK_FILE)
+    name = task_filename(block.code, named, pattern)
     if name is None:
         return block
     first, _, rest = block.code.lstrip("\n").partition("\n")

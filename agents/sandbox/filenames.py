@@ -87,6 +87,10 @@ TASK_PAGE = re.compile(r"^(?:<!--|//|/\*|#)\s*([\w][\w./-]*\.(?:html?|css|js|svg
 """The same for a block that does not run (```html, ```css ...), in any of their comment forms: the 1.5B headed eight
 of the frontend suite's ten baseline pages `// index.html` or `// index.html: a counter page with ...`."""
 
+TASK_SOURCE = re.compile(r"^(?://|/\*)\s*([\w][\w./-]*\.\w+)\s*(?:$|\*/|[:\u2014\u2013-]\s)")
+"""The same for a block of another language that runs (```javascript, ```go ...): the 1.5B wrote both React tasks'
+components as ```javascript headed `// Accordion.jsx`, which ran as block01.js, and jest found no Accordion.jsx."""
+
 
 def task_filename(code: str, named: str, pattern: re.Pattern[str] = TASK_FILE) -> str | None:
     """The file a Python block's first-line comment names when the task or a check names the same file (`named`:
