@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
+from tests.cli_fork import forkable, run_forked
+
 ROOT = Path(__file__).resolve().parent.parent
 RUN_PY = ROOT / "run.py"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]")
@@ -20,10 +22,13 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]")
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300, cwd: Path | None = None,
             stdin: str | None = None) -> subprocess.CompletedProcess:
-    """`python run.py <args>` as a real subprocess (stdin closed unless given), wide enough that lines are not
-    wrapped; no terminal, so the output is plain text."""
+    """`python run.py <args>` as a real process (stdin closed unless given), wide enough that lines are not
+    wrapped; no terminal, so the output is plain text. Forked from a warm interpreter (tests/cli_fork.py)."""
     full_env = {**os.environ, "COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb", **(env or {})}
-    return subprocess.run([sys.executable, str(RUN_PY), *args], capture_output=True, text=True, input=stdin,
+    argv = [sys.executable, str(RUN_PY), *args]
+    if forkable(full_env):
+        return run_forked(argv, full_env, cwd or ROOT, stdin, timeout)
+    return subprocess.run(argv, capture_output=True, text=True, input=stdin,
                           stdin=None if stdin is not None else subprocess.DEVNULL, env=full_env, timeout=timeout,
                           cwd=cwd or ROOT)
 

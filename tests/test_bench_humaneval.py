@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +20,8 @@ from agents.loop.errors import BadInputError
 from agents.record.transcript import load_transcript
 from agents.sandbox import make_executor
 from agents.sandbox.config import SandboxConfig
-from tests.conftest import IMAGE, ROOT
+from tests.conftest import IMAGE
+from tests.helpers import run_cli
 
 PROBLEMS = {p["task_id"]: p for p in load_problems()}
 QUIET = Console(file=io.StringIO())
@@ -327,9 +325,8 @@ def bench_cli(tmp_path: Path, reply: str) -> Any:
     configs.mkdir()
     (configs / "llm.yaml").write_text(yaml.safe_dump({"default": "good", "models": {
         "good": {"provider": "scripted", "replies": [reply]}}}))
-    env = {**os.environ, "CODEDUET_CONFIGS": str(configs), "CODEDUET_WORKSPACES": str(tmp_path / "ws")}
-    return lambda *args: subprocess.run([sys.executable, str(ROOT / "run.py"), "bench", "humaneval", *args], env=env,
-                                        capture_output=True, text=True, timeout=300, cwd=ROOT)
+    env = {"CODEDUET_CONFIGS": str(configs), "CODEDUET_WORKSPACES": str(tmp_path / "ws")}
+    return lambda *args: run_cli("bench", "humaneval", *args, env=env)
 
 
 @pytest.mark.docker

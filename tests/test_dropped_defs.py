@@ -4,8 +4,6 @@ run in the Docker sandbox, its report and its replay; and the rule on real files
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +12,7 @@ from agents.feedback.dropped_defs import keep_needed, with_needed
 from agents.loop.conversation import RunOptions, run_scenario
 from agents.record.transcript import load_transcript
 from agents.scenario.spec import load_scenario
-from tests.conftest import ROOT
+from tests.helpers import run_cli
 
 PRICING = '''"""Prices in cents."""
 CENT = 100
@@ -74,8 +72,7 @@ def test_a_fix_that_drops_an_imported_function_keeps_it_and_passes(sandbox_image
     assert "(cents * (100 - percent) + 50) // 100" in saved and "def format_cents" in saved
     assert "def unused" not in saved  # nothing needs it: left out, as the reply wrote the module
     assert t["messages"][1]["content"].count("def ") == 1  # the message is kept as the model wrote it
-    replayed = subprocess.run([sys.executable, str(ROOT / "run.py"), "replay", str(result.run_dir), "--execute"],
-                              capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    replayed = run_cli("replay", str(result.run_dir), "--execute")
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr  # saved again the same way: same verdicts
 
 

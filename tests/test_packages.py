@@ -35,7 +35,7 @@ from agents.sandbox.preflight import preflight
 from agents.sandbox.presets import PRESETS
 from agents.scenario.spec import load_scenario
 from tests.conftest import ROOT, py
-from tests.helpers import toolchains_image
+from tests.helpers import run_cli, toolchains_image
 
 ALL = ("c", "cpp", "go", "javascript", "rust")
 TABULATE = "tabulate==0.9.0"
@@ -140,8 +140,7 @@ def test_a_missing_module_names_the_declaration_that_would_have_provided_it(tmp_
 
 # -- Docker: a derived image with a PyPI package -------------------------------------------------------------------
 def codeduet(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "run.py"), *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, cwd=ROOT, timeout=900)
+    return run_cli(*args, env=env, timeout=900)
 
 
 @pytest.mark.docker
