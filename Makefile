@@ -43,6 +43,8 @@ $(PYTHON):
 # llama-cpp-python has no binary wheel: it is compiled once (5-7.5 min on 2 cores) into a wheelhouse of ours, for
 # this CPU but without AMX: llama.cpp's AMX matrix kernels (0.3.36) crash with a segfault on the first token on
 # Xeons that have AMX (measured 2026-11-24). pip's own cache is not used: it may hold a build with AMX.
+# LLAVA_BUILD=OFF: the multimodal library (tools/mtmd, about a tenth of the sources) is not compiled: codeduet sends
+# text only, and llama_cpp imports mtmd only when a vision chat handler is made.
 # ray: the optional `--ray` batch fan-out (agents/cli/scaleout/); installed here so its tests run in CI.
 LLAMA_VERSION := 0.3.36
 LLAMA_FLAGS := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
@@ -50,7 +52,7 @@ WHEELHOUSE ?= $(HOME)/.cache/codeduet/wheels/llama-cpp-noamx
 
 llama-wheel: $(PYTHON)
 	@ls $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || \
-	  CMAKE_ARGS="-DCMAKE_C_FLAGS='$(LLAMA_FLAGS)' -DCMAKE_CXX_FLAGS='$(LLAMA_FLAGS)'" \
+	  CMAKE_ARGS="-DLLAVA_BUILD=OFF -DCMAKE_C_FLAGS='$(LLAMA_FLAGS)' -DCMAKE_CXX_FLAGS='$(LLAMA_FLAGS)'" \
 	  $(STEP) "compiling llama-cpp-python $(LLAMA_VERSION) without AMX (5-7.5 min on 2 cores)" \
 	    $(BIN)/pip wheel --no-deps --no-cache-dir -w $(WHEELHOUSE) llama-cpp-python==$(LLAMA_VERSION)
 
