@@ -30,7 +30,7 @@ PRELOAD = ("autogen", "openai", "docker", "pydantic", "yaml", "jinja2")
 """Third-party packages with no state read from the environment at import: imported once, shared by every fork."""
 
 SERVER = r'''
-import atexit, gc, importlib, json, os, runpy, signal, socket, sys, threading, traceback
+import atexit, gc, importlib, json, os, runpy, select, signal, socket, sys, threading, traceback
 for name in sys.argv[2].split(","):
     importlib.import_module(name)
 assert threading.active_count() == 1, "a preloaded module started a thread: forking it is unsafe"
@@ -41,6 +41,9 @@ gc.freeze()  # the preloaded objects are never traversed by a fork's collections
 print("ready", flush=True)
 signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the waiters below are reaped by the kernel
 while True:
+    ready, _, _ = select.select([listener, sys.stdin], [], [])
+    if sys.stdin in ready:  # the test process that started it is gone (its end of the pipe closed)
+        break
     conn, _ = listener.accept()
     if os.fork():  # the server goes back to accepting; a waiter per call
         conn.close()
@@ -101,7 +104,8 @@ def _address() -> str:
     with _lock:
         if _server is None or _server[0].poll() is not None:
             path = os.path.join(tempfile.mkdtemp(prefix="codeduet-fork-"), "cli.sock")
-            proc = subprocess.Popen([sys.executable, "-c", SERVER, path, ",".join(PRELOAD)], stdin=subprocess.DEVNULL,
+            # its stdin is a pipe from this process: when this process ends, however it ends, the server does too
+            proc = subprocess.Popen([sys.executable, "-c", SERVER, path, ",".join(PRELOAD)], stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, text=True)
             if proc.stdout.readline().strip() != "ready":
                 raise RuntimeError(f"the warm interpreter for CLI runs did not start (exit {proc.wait()})")
