@@ -23,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 PRELOAD = ("autogen", "openai", "docker", "pydantic", "yaml", "jinja2")
@@ -58,7 +57,10 @@ while True:
             os.close(fd)
         conn.sendall(f"{pid}\n".encode())
         _, status = os.waitpid(pid, 0)
-        conn.sendall(f"{status}\n".encode())
+        try:
+            conn.sendall(f"{status}\n".encode())
+        except OSError:  # the caller stopped waiting (its timeout killed the process)
+            pass
         os._exit(0)
     # the CLI process
     conn.close()
@@ -137,15 +139,13 @@ def run_forked(argv: list[str], env: dict[str, str], cwd: Path, stdin: str | Non
             replies = conn.makefile("r")
             pid = int(replies.readline())
             conn.settimeout(max(timeout, 0.001))
-            start = time.monotonic()
             try:
                 status = replies.readline()
             except TimeoutError:
-                status = ""
-            if not status:
                 _kill_group(pid)
-                raise subprocess.TimeoutExpired(argv, timeout if time.monotonic() - start >= timeout else 0,
-                                                _read(out), _read(err))
+                raise subprocess.TimeoutExpired(argv, timeout, _read(out), _read(err)) from None
+        if not status:
+            raise RuntimeError(f"the warm interpreter's waiter for {argv[2:]} ended without the exit status")
         return subprocess.CompletedProcess(argv, os.waitstatus_to_exitcode(int(status)), _read(out), _read(err))
 
 

@@ -29,7 +29,8 @@ MARKUP = {"html": "<!-- filename: index.html -->", "css": "/* filename: style.cs
 is written."""
 COMMENT_OPENER = re.compile(r"<!--|//|/\*|#")
 COMMENT_CLOSER = {"<!--": " -->", "/*": " */"}
-"""A first-line comment a block is named by (TASK_FILE, TASK_PAGE), and how the `filename:` line in its form ends."""
+"""A first-line comment a block is named by (TASK_FILE, TASK_PAGE, TASK_SOURCE), and how the `filename:` line in its
+form ends."""
 
 
 def run_reply(content: str, scenario: Scenario, executor: Executor, *, display: Display | None = None,

@@ -68,8 +68,6 @@ class AssistantConfig(Strict):
         return message.text if isinstance(message, NamedPrompt) else message
 
 
-
-
 class RoleConfig(Strict):
     """One member of a `team:`: its role, the name it speaks under, its system message and its model."""
 

@@ -17,10 +17,6 @@ DROPS = ("attempts other than the kept one, a team's planner and QA messages as 
 """What a chat export leaves out of every run (said in the output and in docs/EXPORT.md)."""
 
 
-"""A team's other members: their messages are not the developer's conversation (agents/loop/team.py puts the plan into
-the task and QA's report into the execution report the developer reads)."""
-
-
 def chat_record(t: dict[str, Any]) -> dict[str, Any]:
     """One run: {"messages": [system, user, assistant, user, ...], "metadata": {...}}. A role's consecutive
     messages (the task and a team's plan) are one message, so user and assistant alternate as chat templates ask."""
@@ -30,7 +26,9 @@ def chat_record(t: dict[str, Any]) -> dict[str, Any]:
     if system:
         messages.append({"role": "system", "content": system})
     for m in attempt_messages(t, attempt):
-        if m.get("role") in ADVISERS:  # the developer read the plan in the task and QA's report in the run's report
+        # a team's other members are not the developer's conversation (agents/loop/team.py puts the plan into the
+        # task and QA's report into the execution report the developer reads)
+        if m.get("role") in ADVISERS:
             continue
         role = "assistant" if m.get("role") == "assistant" else "user"
         content = str(m.get("content") or "")
