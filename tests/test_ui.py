@@ -168,9 +168,16 @@ def test_a_person_steers_from_the_page_and_two_tabs_see_the_same_prompt(site, br
     assert by_id(browser, "steer-n").get_attribute("value") == "1"
     browser.switch_to.window(first)
     by_id(browser, "steer-execute").click()  # approve one step
+    # the click only starts the page's POST: wait until the server took it (the form hides, or the next prompt came)
+    until(browser, lambda d: not by_id(d, "steer").is_displayed() or by_id(d, "steer-n").get_attribute("value") != "1")
     browser.switch_to.window(second)
-    browser.execute_script("document.getElementById('steer-execute').click()")  # too late: the first answer won
-    until(browser, lambda d: "already answered" in by_id(d, "steer-note").text or not by_id(d, "steer").is_displayed())
+    # every text the second tab's note shows is kept: the next prompt, arriving on its own time, clears the note
+    browser.execute_script("""var note = document.getElementById('steer-note'); window.notes = [];
+        new MutationObserver(function () { window.notes.push(note.textContent); })
+            .observe(note, {childList: true, characterData: true, subtree: true});
+        document.getElementById('steer-n').value = '1';  // still prompt 1 here, even if prompt 2 came meanwhile
+        document.getElementById('steer-execute').click();""")  # too late: the first answer won
+    until(browser, lambda d: any("already answered" in note for note in d.execute_script("return window.notes")))
     browser.switch_to.window(first)
     until(browser, lambda d: by_id(d, "steer").is_displayed() and by_id(d, "steer-n").get_attribute("value") == "2")
     by_id(browser, "steer-text").send_keys("Please print 42 instead.")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agents.loop.errors import EnvironmentProblem
+from agents.sandbox.layer import FILES, commit_layer
 from agents.sandbox.packages import LABEL, RUST_LABEL, RUST_PINS_LABEL
 
 if TYPE_CHECKING:
@@ -37,18 +38,16 @@ directory = "{VENDOR}"
 offline = true
 """
 """/.cargo/config.toml in the image: cargo reads it from every parent of the working folder, whatever CARGO_HOME."""
-LAYER = f"""\
-FROM {{base}}
-COPY crates/vendor {VENDOR}
-COPY crates/config.toml /.cargo/config.toml
-"""
-"""The layer: files only (root's, readable by all: their modes are set before the build), no RUN step."""
+LAYER = "cp -R {files}/root/. /"
+"""The layer's script (as root, network none, the tree mounted read-only): the vendored crates and
+/.cargo/config.toml, laid out as in the image, copied over it (root's, readable by all: their modes are set
+before)."""
 
 
 def build_rust_layer(client: docker.DockerClient, tag: str, base: str, crates: tuple[str, ...],
-                     step: Callable[[str], AbstractContextManager[Detail]], build: Callable[..., str]) -> str:
+                     step: Callable[[str], AbstractContextManager[Detail]]) -> str:
     """Build `tag` over `base` (an image with Rust) with the `crates` (name or name==version) vendored for offline
-    builds; `build` runs the Dockerfile (agents/sandbox/image.py _docker_build). Returns the image id."""
+    builds; returns the image id."""
     cargo = host_cargo()
     with step(f"what {base} has") as detail:
         detail("rustc --version in a container, network none")
@@ -59,12 +58,16 @@ def build_rust_layer(client: docker.DockerClient, tag: str, base: str, crates: t
         with step(f"vendor {', '.join(crates)} (crates for rustc {rustc[1] if rustc else '?'})") as detail:
             pins = vendor(cargo, crates, project, ctx, rustc[1] if rustc else None)
             detail(f"{len(pins)} crates")
-        (ctx / "config.toml").write_text(CARGO_CONFIG)
+        tree = ctx / "root"
+        (tree / VENDOR.lstrip("/")).parent.mkdir(parents=True)
+        (ctx / "vendor").rename(tree / VENDOR.lstrip("/"))
+        (tree / ".cargo").mkdir()
+        (tree / ".cargo" / "config.toml").write_text(CARGO_CONFIG)
         readable(ctx)
         labels = {RUST_LABEL: ",".join(crates), RUST_PINS_LABEL: json.dumps(pins, separators=(",", ":")),
                   f"{LABEL}.built": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         with step(f"layer with {len(pins)} crates (no network)") as detail:
-            return build(client, tag, LAYER.format(base=base), labels, {}, detail, context=ctx, network_mode="none")
+            return commit_layer(client, tag, base, LAYER.format(files=FILES), labels, detail, files=ctx)
 
 
 def host_cargo() -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import os
 import shutil
@@ -19,6 +20,7 @@ from agents.record.paths import codeduet_home
 from agents.sandbox.config import image_tag, language_image, package_hash
 from agents.sandbox.languages import NAMES as LANGUAGE_NAMES
 from agents.sandbox.languages import packages as language_packages
+from agents.sandbox.layer import commit_layer
 from agents.sandbox.packages import DEBIAN_LABEL, debian_labels, debian_versions, has_python, has_rust, missing
 
 if TYPE_CHECKING:
@@ -48,26 +50,24 @@ ROOTFS_SCRIPT = DOCKER_DIR / "build-rootfs.sh"
 METHODS = ("auto", "mmdebstrap", "dockerfile")
 BUILD_HINT = f"run `{COMMAND} sandbox build`"
 
-LAYER_DOCKERFILE = """\
-FROM {base}
-RUN groupadd --gid {uid} sandbox \\
+LAYER_SCRIPT = """\
+groupadd --gid {uid} sandbox \\
  && useradd --uid {uid} --gid {uid} --home-dir /home/sandbox --create-home --shell /bin/sh sandbox \\
  && mkdir -p /workspace && chown sandbox:sandbox /workspace \\
- && ln -sf /usr/bin/python3 /usr/local/bin/python
-COPY codeduet_figures.py /usr/lib/python3/dist-packages/codeduet_figures.py
-ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 HOME=/tmp LANG=C.UTF-8 MPLBACKEND=module://codeduet_figures \
-    MPLCONFIGDIR=/tmp/matplotlib
-{languages}WORKDIR /workspace
-USER sandbox
-CMD ["python3"]
-"""
+ && ln -sf /usr/bin/python3 /usr/local/bin/python \\
+ && {figures}{languages}"""
+LAYER_SETTINGS = ("ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 HOME=/tmp LANG=C.UTF-8 "
+                  "MPLBACKEND=module://codeduet_figures MPLCONFIGDIR=/tmp/matplotlib{language_env}",
+                  "WORKDIR /workspace", "USER sandbox", 'CMD ["python3"]')
+"""The image's own layer over the imported rootfs (agents/sandbox/layer.py: one commit): the sandbox user, /workspace,
+the files it adds written from the script's own text, the languages' build steps; then its settings."""
 GO_WRAPPER = DOCKER_DIR / "go-wrapper.sh"
 FIGURES_BACKEND = DOCKER_DIR / "codeduet_figures.py"
 """matplotlib's backend in the image: every figure shown or left open is saved as a PNG (figures/)."""
 LANGUAGE_STEPS = {
-    "go": "COPY go-wrapper.sh /usr/local/bin/go\n"
-          "RUN GOCACHE=/opt/codeduet/go-cache HOME=/tmp GOTOOLCHAIN=local /usr/bin/go build std \\\n"
-          " && chmod -R a+rX /opt/codeduet && chmod 755 /usr/local/bin/go\n",
+    "go": lambda: f" \\\n && {written(GO_WRAPPER, '/usr/local/bin/go')} \\\n"
+                  " && GOCACHE=/opt/codeduet/go-cache HOME=/tmp GOTOOLCHAIN=local /usr/bin/go build std \\\n"
+                  " && chmod -R a+rX /opt/codeduet && chmod 755 /usr/local/bin/go",
 }
 LANGUAGE_ENV = {
     "go": "GOCACHE=/tmp/go-build GOPATH=/tmp/go GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=mod GOTELEMETRY=off",
@@ -79,12 +79,25 @@ standard library compiled once (a fresh sandbox's first `go run` took 21 s on on
 The sanitizers' options are the container's environment (agents/sandbox/docker_executor.py), not the image's."""
 
 
-def language_layer(languages: tuple[str, ...]) -> str:
-    """The Dockerfile lines the languages add, after the user is made and before USER drops root: their build steps,
-    then one ENV line (each Dockerfile step is a layer commit, 20-30 s on a 1.5 GB image here)."""
-    steps = "".join(LANGUAGE_STEPS.get(name, "") for name in languages)
+def written(source: Path, target: str) -> str:
+    """A shell command that writes `source`'s bytes to `target` from the command's own text (base64)."""
+    return f"echo {base64.b64encode(source.read_bytes()).decode()} | base64 -d > {target}"
+
+
+def layer_steps(languages: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """(the layer's script, its settings) for `languages`: their build steps join the script, their environment the
+    ENV setting."""
+    steps = "".join(LANGUAGE_STEPS[name]() for name in languages if name in LANGUAGE_STEPS)
     env = " ".join(dict.fromkeys(LANGUAGE_ENV[name] for name in languages if name in LANGUAGE_ENV))
-    return steps + (f"ENV {env}\n" if env else "")
+    script = LAYER_SCRIPT.format(uid=SANDBOX_UID, languages=steps,
+                                 figures=written(FIGURES_BACKEND, "/usr/lib/python3/dist-packages/codeduet_figures.py"))
+    return script, (LAYER_SETTINGS[0].format(language_env=f" {env}" if env else ""), *LAYER_SETTINGS[1:])
+
+
+def layer_dockerfile(base: str, languages: tuple[str, ...]) -> str:
+    """The same layer as a Dockerfile over `base` (the Dockerfile method; and what an image's version label digests)."""
+    script, settings = layer_steps(languages)
+    return f"FROM {base}\nRUN {script}\n" + "".join(f"{line}\n" for line in settings)
 
 
 def docker_client() -> docker.DockerClient:
@@ -268,10 +281,10 @@ def build_image(
             from agents.sandbox.wheels import build_python_layer
 
             wheels = tag if not rust else image_tag(languages, debian, python)
-            build_python_layer(client, wheels, base, python, step, _docker_build)
+            build_python_layer(client, wheels, base, python, step)
             base = wheels
         if rust:
-            build_rust_layer(client, tag, base, rust, step, _docker_build)
+            build_rust_layer(client, tag, base, rust, step)
         return ensure_image(tag, client)
 
 
@@ -326,6 +339,10 @@ def _build_mmdebstrap(client: docker.DockerClient, tag: str, step: StepFn, langu
     with step(f"import {base}") as detail:
         if image_status(base, client).get("labels", {}).get(ROOTFS_LABEL) == key:
             detail("already imported")
+        elif imported := imported_rootfs(client, key):
+            repo, _, version = base.rpartition(":")  # the same rootfs under another name: no second 1 GB import
+            imported.tag(repo, version)
+            detail(f"the rootfs of {imported.tags[0] if imported.tags else imported.short_id}")
         else:
             repo, _, version = base.rpartition(":")
             changes = ["ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -333,12 +350,20 @@ def _build_mmdebstrap(client: docker.DockerClient, tag: str, step: StepFn, langu
             out = client.api.import_image_from_file(str(tarball), repository=repo, tag=version, changes=changes)
             if "errorDetail" in str(out) or not image_status(base, client)["exists"]:
                 raise EnvironmentProblem(f"docker import of {tarball} failed: {str(out).strip()[-200:]}")
-    dockerfile = LAYER_DOCKERFILE.format(base=base, uid=SANDBOX_UID, languages=language_layer(languages))
+    script, settings = layer_steps(languages)
     labels = _labels(python, "mmdebstrap", layer_recipe(languages, debian), languages)
     labels.update(debian_labels(debian, debian_versions(tarball) if debian else {}))
     with step("layer" + (" (Go's standard library is compiled once: about 2 min)" if "go" in languages else "")) \
             as detail:
-        return _docker_build(client, tag, dockerfile, labels, {}, detail)
+        return commit_layer(client, tag, base, script, labels, detail, settings=settings)
+
+
+def imported_rootfs(client: docker.DockerClient, key: str) -> Any:
+    """An image imported from the rootfs tarball `key` under another tag (a base image: the layers built over it
+    inherit its label but carry codeduet's own), or None."""
+    found = [img for img in client.images.list(filters={"label": f"{ROOTFS_LABEL}={key}"})
+             if LABEL not in (img.labels or {})]
+    return found[0] if found else None
 
 
 DEBIAN_DOCKERFILE = """\
@@ -355,7 +380,7 @@ def _build_dockerfile(client: docker.DockerClient, tag: str, step: StepFn, langu
     if languages or debian:
         suite, packages = recipe(languages, debian)
         dockerfile = DEBIAN_DOCKERFILE.format(suite=suite, packages=" ".join(packages)) + \
-            LAYER_DOCKERFILE.format(base="scratch", uid=SANDBOX_UID, languages=language_layer(languages)) \
+            layer_dockerfile("scratch", languages) \
             .replace("FROM scratch\n", "")
     else:
         dockerfile = (DOCKER_DIR / "Dockerfile").read_text()
@@ -373,7 +398,7 @@ def layer_recipe(languages: tuple[str, ...] = (), debian: tuple[str, ...] = ()) 
     its version label is a digest of this, so an image built from an older recipe is known as such."""
     suite, packages = recipe(languages, debian)
     base = base_tag(image_tag(languages, debian))
-    dockerfile = LAYER_DOCKERFILE.format(base=base, uid=SANDBOX_UID, languages=language_layer(languages))
+    dockerfile = layer_dockerfile(base, languages)
     return rootfs_key(packages, suite) + dockerfile + FIGURES_BACKEND.read_text(encoding="utf-8")
 
 
@@ -405,20 +430,16 @@ def _labels(python: str | None, method: str, recipe: str, languages: tuple[str, 
 
 
 def _docker_build(client: docker.DockerClient, tag: str, dockerfile: str, labels: dict[str, str],
-                  buildargs: dict[str, str], detail: Detail, hint: str = "", context: Path | None = None,
-                  network_mode: str | None = None) -> str:
-    """Build `dockerfile` in a temp context dir (with the folder `context` in it, as its own name), streaming step
+                  buildargs: dict[str, str], detail: Detail, hint: str = "") -> str:
+    """Build `dockerfile` (the Dockerfile method) in a temp context dir with the figures backend, streaming step
     lines into `detail`; returns the id."""
     old_id = image_status(tag, client).get("id")
     with tempfile.TemporaryDirectory(prefix="codeduet-layer-") as ctx:
         Path(ctx, "Dockerfile").write_text(dockerfile)
-        shutil.copy(GO_WRAPPER, Path(ctx, "go-wrapper.sh"))
         shutil.copy(FIGURES_BACKEND, Path(ctx, FIGURES_BACKEND.name))
-        if context is not None:
-            shutil.copytree(context, Path(ctx, context.name))
         log: list[str] = []
         stream = client.api.build(path=ctx, tag=tag, labels=labels, buildargs=buildargs, rm=True,
-                                  forcerm=True, decode=True, network_mode=network_mode)
+                                  forcerm=True, decode=True)
         for chunk in stream:
             if "error" in chunk:
                 tail = next((line for line in reversed(log) if line.startswith("Step ")), "start")

@@ -19,36 +19,29 @@ from typing import TYPE_CHECKING, Callable
 
 from agents.loop.errors import EnvironmentProblem
 from agents.sandbox.config import python_name
+from agents.sandbox.layer import FILES, commit_layer, quoted
 from agents.sandbox.packages import LABEL, python_labels
 
 if TYPE_CHECKING:
     import docker
 
 Detail = Callable[[str], None]
-Build = Callable[..., str]
-"""agents/sandbox/image.py's _docker_build (passed in: image.py builds this layer, so this module does not import
-it)."""
 
 PROBE = ("import importlib.metadata as m, json, platform; print(json.dumps({'python': platform.python_version(), "
          "'glibc': platform.libc_ver()[1], 'dists': {d.metadata['Name']: d.version for d in m.distributions() "
          "if d.metadata['Name']}}))")
 """What the image says about itself: its Python version, its C library's, and the distributions it has."""
 LAYER = """\
-FROM {base}
-USER root
-COPY wheels /tmp/codeduet-wheels
-RUN python3 /tmp/codeduet-wheels/{pip}/pip install --no-index --find-links /tmp/codeduet-wheels/found \\
-      --no-cache-dir --disable-pip-version-check --break-system-packages --root-user-action=ignore {requirements} \\
- && rm -rf /tmp/codeduet-wheels /root/.cache
-USER sandbox
-"""
-"""The layer that installs the wheels (built with network none): into /usr/local, beside Debian's packages."""
+python3 {files}/{pip}/pip install --no-index --find-links {files}/found --no-cache-dir --disable-pip-version-check \\
+  --break-system-packages --root-user-action=ignore {requirements}
+rm -rf /root/.cache"""
+"""The layer's script (as root, network none, the downloaded wheels mounted read-only): pip from its own wheel
+installs them into /usr/local, beside Debian's packages."""
 
 
 def build_python_layer(client: docker.DockerClient, tag: str, base: str, requirements: tuple[str, ...],
-                       step: Callable[[str], AbstractContextManager[Detail]], build: Build) -> str:
-    """Build `tag` over `base` with the PyPI `requirements` installed offline (`build` runs the Dockerfile); returns
-    the image id."""
+                       step: Callable[[str], AbstractContextManager[Detail]]) -> str:
+    """Build `tag` over `base` with the PyPI `requirements` installed offline; returns the image id."""
     with step(f"what {base} has") as detail:
         detail("python3 in a container, network none")
         facts = _probe(client, base)
@@ -66,11 +59,10 @@ def build_python_layer(client: docker.DockerClient, tag: str, base: str, require
                 continue
             pins.append({"name": name, "version": version, "sha256": sha256(wheel)})
         pip = next(tools.glob("pip-*.whl")).name
-        dockerfile = LAYER.format(base=base, pip=pip, requirements=" ".join(f"'{r}'" for r in requirements))
+        script = LAYER.format(files=FILES, pip=pip, requirements=quoted(requirements))
         labels = {**python_labels(requirements, pins), f"{LABEL}.built": now()}
         with step(f"layer with {len(pins)} wheels (no network)") as detail:
-            return build(client, tag, dockerfile, labels, {}, detail, context=Path(tmp, "wheels"),
-                                 network_mode="none")
+            return commit_layer(client, tag, base, script, labels, detail, files=tools)
 
 
 def _probe(client: docker.DockerClient, image: str) -> dict:
