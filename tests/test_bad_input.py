@@ -223,20 +223,20 @@ def test_replies_without_runnable_code_are_answered_and_the_loop_goes_on(sandbox
     assert result.totals["executions"] == 1
 
 
-@pytest.mark.docker
-def test_reply_far_beyond_the_context_is_recorded_and_answered(sandbox_image, workspaces, scenario_file):
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
+def test_reply_far_beyond_the_context_is_recorded_and_answered(workspaces, loop_file):
     # ~200 kB, ~50k tokens: far beyond an 8k context (the scripted model stands in for a runaway LLM)
     huge = "Let me think step by step. " + "blah " * 40_000 + "\n```python\nprint('start')\nvalues = [1, 2,"
     replies = [huge, py("print('short and complete')")]
     # re-asks allowed (the default): the cut reply is recorded whole as a rejected reply and asked again
-    result = run_scenario(load_scenario(scenario_file(replies)), RunOptions())
+    result = run_scenario(load_scenario(loop_file(replies)), RunOptions())
     assert result.status == "success"
     t = load_transcript(result.run_dir)
     assert t["rejected_replies"][0]["reason"] == "cut" and len(t["rejected_replies"][0]["content"]) == len(huge)
     assert "short and complete" in t["messages"][2]["content"] and result.totals["executions"] == 1
     # no re-asks: the cut reply reaches the proxy, is recorded whole, and answered without running it
-    result = run_scenario(load_scenario(scenario_file(replies, name="t2", strategy={"attempts": 1,
-                                                                                   "max_resamples": 0})), RunOptions())
+    result = run_scenario(load_scenario(loop_file(replies, name="t2", strategy={"attempts": 1,
+                                                                               "max_resamples": 0})), RunOptions())
     assert result.status == "success"
     msgs = _messages(result)
     assert len(msgs[1]["content"]) == len(huge)  # recorded whole
@@ -246,10 +246,10 @@ def test_reply_far_beyond_the_context_is_recorded_and_answered(sandbox_image, wo
     assert "short and complete" in msgs[4]["content"]
 
 
-@pytest.mark.docker
-def test_endless_huge_replies_end_with_a_clear_status(sandbox_image, workspaces, scenario_file):
+@pytest.mark.slow  # over 1 s: left out of `make check`, run in the docker tier
+def test_endless_huge_replies_end_with_a_clear_status(workspaces, loop_file):
     huge = "word " * 40_000
-    path = scenario_file([huge] * 6, user_proxy={"max_consecutive_auto_reply": 2})
+    path = loop_file([huge] * 6, user_proxy={"max_consecutive_auto_reply": 2})
     result = run_scenario(load_scenario(path), RunOptions())
     # re-asked, nudged, then the same huge text again: the conversation ends as a prose loop
     assert result.status == "failed"

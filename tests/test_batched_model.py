@@ -58,8 +58,9 @@ def test_four_candidates_each_stop_on_their_own_are_reproducible_and_reuse_the_p
 
 
 LONG = [MESSAGES[0], {"role": "user", "content": "Summarise this module:\n```python\n"
-                      + (ROOT / "agents" / "feedback" / "feedback.py").read_text(encoding="utf-8")[:9000] + "\n```"}]
-"""About 2,300 prompt tokens: half a minute of prompt evaluation on 2 cores, the phase that ran past a budget."""
+                      + (ROOT / "agents" / "feedback" / "feedback.py").read_text(encoding="utf-8")[:4500] + "\n```"}]
+"""About 1,150 prompt tokens: three batches of 512 (the beats), a quarter of a minute of prompt evaluation on 2 cores,
+the phase that ran past a budget."""
 
 
 def test_the_time_budget_stops_a_long_prompt_while_it_is_evaluated(model):
@@ -80,6 +81,7 @@ def test_the_time_budget_stops_a_long_prompt_while_it_is_evaluated(model):
 
 
 def test_a_prompt_evaluated_in_beats_gives_the_same_greedy_reply(model):
+    assert len(prompt_tokens(model, LONG)) > 2 * 512  # three beats at least
     model.llm.reset()
     plain, _ = chat(model, LONG, max_tokens=48)  # llama-cpp-python evaluates the whole prompt (no sink: no beats)
     model.llm.reset()

@@ -48,8 +48,8 @@ def test_success_exits_0_with_the_closing_line(sandbox_image, scenario_file, ws)
      "max_replies"),
     ([py("raise SystemExit(3)"), "I give up. TERMINATE"], {"termination": {"contains": "TERMINATE"}}, "failed"),
 ], ids=["max_replies", "failed"])
-def test_a_run_that_does_not_succeed_exits_1(sandbox_image, scenario_file, ws, replies, extra, status):
-    proc = run_cli("run", str(scenario_file(replies, name="nope", **extra)), "--workspace", str(ws))
+def test_a_run_that_does_not_succeed_exits_1(loop_file, ws, replies, extra, status):
+    proc = run_cli("run", str(loop_file(replies, name="nope", **extra)), "--workspace", str(ws))
     assert proc.returncode == 1, proc.stderr
     assert closing_line(proc.stdout)["status"] == status
 
@@ -71,8 +71,8 @@ def test_environment_problem_exits_3(scenario_file, tmp_path, ws):
     assert proc.stderr.startswith(f"error: Docker daemon not reachable at unix://{tmp_path}/missing.sock")
 
 
-def test_json_summary(sandbox_image, scenario_file, ws):
-    proc = run_cli("run", str(scenario_file([py("1 / 0"), py("print('fixed')")], name="js")),
+def test_json_summary(loop_file, ws):
+    proc = run_cli("run", str(loop_file([py("1 / 0"), py("print('fixed')")], name="js")),
                    "--workspace", str(ws), "--json")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.strip().splitlines()
@@ -92,12 +92,12 @@ def run_json(scenario: Path, ws: Path) -> dict:
     return json.loads(proc.stdout)
 
 
-def test_runs_lists_saved_runs_newest_first_with_their_paths(sandbox_image, scenario_file, ws):
+def test_runs_lists_saved_runs_newest_first_with_their_paths(loop_file, ws):
     """`runs`: newest first (not by scenario name), every id and path whole, -n; through a pipe at 80 columns:
     plain columns with no box (issue 20 items 4-5)."""
-    a = run_json(scenario_file([py("print(1)")], name="zeta"), ws)
-    b = run_json(scenario_file([py("raise SystemExit(1)"), py("raise SystemExit(2)")], name="alpha",
-                               user_proxy={"max_consecutive_auto_reply": 1}), ws)
+    a = run_json(loop_file([py("print(1)")], name="zeta"), ws)
+    b = run_json(loop_file([py("raise SystemExit(1)"), py("raise SystemExit(2)")], name="alpha",
+                           user_proxy={"max_consecutive_auto_reply": 1}), ws)
     proc = run_cli("runs", "--workspace", str(ws), env={"COLUMNS": "80"})
     assert proc.returncode == 0, proc.stderr
     assert not set("│┃━─") & set(proc.stdout), proc.stdout  # no terminal: no boxes
@@ -113,13 +113,13 @@ def test_runs_lists_saved_runs_newest_first_with_their_paths(sandbox_image, scen
     assert empty.returncode == 0 and "no runs under" in empty.stdout
 
 
-def test_replay_takes_a_run_id_a_prefix_a_scenario_or_latest(sandbox_image, scenario_file, ws):
+def test_replay_takes_a_run_id_a_prefix_a_scenario_or_latest(loop_file, ws):
     """What `runs` shows, `replay` accepts: a run id, a unique prefix, a scenario folder, name or file (its newest
     run), latest / -1 / -2; an ambiguous prefix or an unknown id is one line and exit 2 (issue 20 item 5)."""
-    first_file = scenario_file([py("print('first')")], name="first")
+    first_file = loop_file([py("print('first')")], name="first")
     old = run_json(first_file, ws)["run_dir"]
     new = run_json(first_file, ws)["run_dir"]
-    other = run_json(scenario_file([py("print('other')")], name="other"), ws)["run_dir"]
+    other = run_json(loop_file([py("print('other')")], name="other"), ws)["run_dir"]
 
     def replayed(target: str) -> str:
         proc = run_cli("replay", target, "--workspace", str(ws))
@@ -179,10 +179,10 @@ def test_sandbox_clean_removes_orphans(sandbox_image, tmp_path):
     assert containers_under(tmp_path) == []
 
 
-def test_batch_prints_a_summary_table(sandbox_image, scenario_file, ws):
-    good = scenario_file([py("print('good')")], name="good")
-    bad = scenario_file([py("raise SystemExit(2)"), py("raise SystemExit(3)")], name="bad",
-                        user_proxy={"max_consecutive_auto_reply": 1})
+def test_batch_prints_a_summary_table(loop_file, ws):
+    good = loop_file([py("print('good')")], name="good")
+    bad = loop_file([py("raise SystemExit(2)"), py("raise SystemExit(3)")], name="bad",
+                    user_proxy={"max_consecutive_auto_reply": 1})
     proc = run_cli("run", str(good), str(bad), "--jobs", "2", "--workspace", str(ws))
     assert proc.returncode == 1, proc.stderr
     out = proc.stdout
@@ -194,9 +194,9 @@ def test_batch_prints_a_summary_table(sandbox_image, scenario_file, ws):
     assert len(list(ws.glob("*/*/transcript.json"))) == 2
 
 
-def test_batch_json_is_one_summary_line_per_scenario(sandbox_image, scenario_file, ws):
-    good = scenario_file([py("print('good')")], name="good")
-    bad = scenario_file([py("raise SystemExit(2)")], name="bad", user_proxy={"max_consecutive_auto_reply": 0})
+def test_batch_json_is_one_summary_line_per_scenario(loop_file, ws):
+    good = loop_file([py("print('good')")], name="good")
+    bad = loop_file([py("raise SystemExit(2)")], name="bad", user_proxy={"max_consecutive_auto_reply": 0})
     proc = run_cli("run", str(good), str(bad), "--jobs", "2", "--json", "--workspace", str(ws))
     assert proc.returncode == 1, proc.stderr
     *rows, batch = [json.loads(line) for line in proc.stdout.splitlines()]  # nothing else on stdout: no table
@@ -223,13 +223,13 @@ def test_batch_with_a_bad_file_runs_nothing(scenario_file, tmp_path, ws):
 
 
 @pytest.mark.parametrize("how", ["--human always", "--human terminate", "scenario asks"])
-def test_a_batch_that_asks_a_person_is_refused_before_anything_runs(scenario_file, ws, how):
+def test_a_batch_that_asks_a_person_is_refused_before_anything_runs(loop_file, ws, how):
     """A person steers one run at a time: a batch with --human always|terminate (or a scenario whose
     human_input_mode asks) is one line and exit 2, before any container or run folder (issue 20 item 3)."""
     asks = how == "scenario asks"
-    first = scenario_file([py("print(1)")], name="one")
-    second = scenario_file([py("print(2)")], name="two",
-                           **({"user_proxy": {"human_input_mode": "ALWAYS"}} if asks else {}))
+    first = loop_file([py("print(1)")], name="one")
+    second = loop_file([py("print(2)")], name="two",
+                       **({"user_proxy": {"human_input_mode": "ALWAYS"}} if asks else {}))
     flags = [] if asks else how.split()
     proc = run_cli("run", str(first), str(second), "--jobs", "2", *flags, "--workspace", str(ws), timeout=60)
     assert proc.returncode == 2, proc.stdout + proc.stderr

@@ -39,7 +39,7 @@ offline = true
 """
 """/.cargo/config.toml in the image: cargo reads it from every parent of the working folder, whatever CARGO_HOME."""
 LAYER = "cp -R {files}/root/. /"
-"""The layer's script (as root, network none, the tree mounted read-only): the vendored crates and
+"""The layer's script (as root, network none, the tree copied in): the vendored crates and
 /.cargo/config.toml, laid out as in the image, copied over it (root's, readable by all: their modes are set
 before)."""
 

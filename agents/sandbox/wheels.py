@@ -35,7 +35,7 @@ LAYER = """\
 python3 {files}/{pip}/pip install --no-index --find-links {files}/found --no-cache-dir --disable-pip-version-check \\
   --break-system-packages --root-user-action=ignore {requirements}
 rm -rf /root/.cache"""
-"""The layer's script (as root, network none, the downloaded wheels mounted read-only): pip from its own wheel
+"""The layer's script (as root, network none, the downloaded wheels copied in): pip from its own wheel
 installs them into /usr/local, beside Debian's packages."""
 
 
