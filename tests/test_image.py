@@ -120,3 +120,43 @@ def test_base_tag_and_bad_method():
     assert img.base_tag("localhost:5000/sandbox") == "localhost:5000/sandbox-base:latest"
     with pytest.raises(ValueError):
         img.build_image(method="podman")
+
+
+@pytest.mark.docker
+def test_a_layer_is_one_commit_with_its_files_settings_and_labels_and_a_failing_script_is_one_line(
+        client, image_id, tmp_path):
+    """agents/sandbox/layer.py: the script ran as root with no network, the files copied in and gone before the
+    commit, the image below's user, folder and command kept, the labels set, one layer more; a failing script is
+    one EnvironmentProblem with its last lines, no image and no container left."""
+    from agents.loop.errors import EnvironmentProblem
+    from agents.sandbox.layer import FILES, commit_layer
+
+    (tmp_path / "note.txt").write_text("from the host\n")
+    tag = "codeduet-layertest"  # no tag given: latest, as docker build
+    script = f"id -u; cp {FILES}/note.txt /etc/codeduet-note; (getent hosts example.org || echo no network)"
+    seen: list[str] = []
+    try:
+        new = commit_layer(client, tag, img.IMAGE_DEFAULT, script, {"org.codeduet.test": "1"}, seen.append,
+                           files=tmp_path, settings=("ENV CODEDUET_LAYER=yes",))
+        made = client.images.get(f"{tag}:latest")
+        assert made.id == new and made.labels["org.codeduet.test"] == "1"
+        assert made.labels[img.LABEL] == "1"  # the image below's labels are kept
+        config = made.attrs["Config"]
+        assert config["User"] == "sandbox" and config["WorkingDir"] == "/workspace" and config["Cmd"] == ["python3"]
+        assert "CODEDUET_LAYER=yes" in config["Env"]
+        assert len(made.history()) == len(client.images.get(img.IMAGE_DEFAULT).history()) + 1
+        assert seen[:1] == ["0"] and "no network" in seen
+        out = client.containers.run(tag, ["sh", "-c", f"cat /etc/codeduet-note; ls {FILES} || true"], remove=True,
+                                    stderr=True, network_mode="none").decode()
+        assert out.startswith("from the host") and "No such file" in out
+        with pytest.raises(EnvironmentProblem) as failed:
+            commit_layer(client, f"{tag}:broken", img.IMAGE_DEFAULT, "echo first\necho boom\nexit 3", {},
+                         seen.append)
+        assert str(failed.value) == (f"building {tag}:broken failed (exit 3 in the layer over {img.IMAGE_DEFAULT}): "
+                                     "first | boom")
+        assert not img.image_status(f"{tag}:broken", client)["exists"]
+        left = [c for c in client.containers.list(all=True, ignore_removed=True)
+                if "echo boom" in " ".join(c.attrs["Config"]["Cmd"] or [])]
+        assert not left
+    finally:
+        img.remove_image(f"{tag}:latest", base=False)

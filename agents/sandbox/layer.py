@@ -54,7 +54,9 @@ def commit_layer(client: docker.DockerClient, tag: str, base: str, script: str, 
         if status != 0:
             tail = " | ".join(lines[-3:]) or "no output"
             raise EnvironmentProblem(f"building {tag} failed (exit {status} in the layer over {base}): {tail}")
-        repo, _, version = tag.rpartition(":")
+        repo, sep, version = tag.rpartition(":")
+        if not sep or "/" in version:  # no tag given (a registry's port is not one): latest, as docker build
+            repo, version = tag, "latest"
         detail("commit")
         image = container.commit(repository=repo, tag=version, changes=[*kept, *settings],
                                  conf={"Labels": dict(labels)})
