@@ -20,7 +20,7 @@ from agents.record.paths import codeduet_home
 from agents.sandbox.config import image_tag, language_image, package_hash
 from agents.sandbox.languages import NAMES as LANGUAGE_NAMES
 from agents.sandbox.languages import packages as language_packages
-from agents.sandbox.layer import commit_layer
+from agents.sandbox.layer import commit_layer, split_tag
 from agents.sandbox.packages import DEBIAN_LABEL, debian_labels, debian_versions, has_python, has_rust, missing
 
 if TYPE_CHECKING:
@@ -217,9 +217,7 @@ def remove_image(tag: str = IMAGE_DEFAULT, *, base: bool = True) -> list[str]:
 
 def base_tag(tag: str) -> str:
     """The tag of the imported rootfs under `tag`: name:latest -> name-base:latest."""
-    repo, sep, version = tag.rpartition(":")
-    if not sep or "/" in version:
-        repo, version = tag, "latest"
+    repo, version = split_tag(tag)
     return f"{repo}-base:{version}"
 
 
@@ -340,11 +338,10 @@ def _build_mmdebstrap(client: docker.DockerClient, tag: str, step: StepFn, langu
         if image_status(base, client).get("labels", {}).get(ROOTFS_LABEL) == key:
             detail("already imported")
         elif imported := imported_rootfs(client, key):
-            repo, _, version = base.rpartition(":")  # the same rootfs under another name: no second 1 GB import
-            imported.tag(repo, version)
+            imported.tag(*split_tag(base))  # the same rootfs under another name: no second 1 GB import
             detail(f"the rootfs of {imported.tags[0] if imported.tags else imported.short_id}")
         else:
-            repo, _, version = base.rpartition(":")
+            repo, version = split_tag(base)
             changes = ["ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                        f"LABEL {ROOTFS_LABEL}={key}", 'CMD ["python3"]']
             out = client.api.import_image_from_file(str(tarball), repository=repo, tag=version, changes=changes)

@@ -10,7 +10,7 @@ as eleven steps, one commit takes about ten."""
 
 from __future__ import annotations
 
-import shlex
+import json
 import tarfile
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -36,7 +36,7 @@ def commit_layer(client: docker.DockerClient, tag: str, base: str, script: str, 
     below = client.images.get(base).attrs.get("Config") or {}
     kept = [f"USER {below.get('User') or 'root'}", f"WORKDIR {below.get('WorkingDir') or '/'}"]
     if below.get("Cmd"):
-        kept.append(f"CMD {list_form(below['Cmd'])}")
+        kept.append(f"CMD {json.dumps(below['Cmd'])}")  # the exec form is JSON
     old = _image_id(client, tag)
     script = f"{script}\nrm -rf {FILES}" if files else script
     container = client.containers.create(base, ["/bin/sh", "-ec", script], user="root", network_mode="none")
@@ -54,9 +54,7 @@ def commit_layer(client: docker.DockerClient, tag: str, base: str, script: str, 
         if status != 0:
             tail = " | ".join(lines[-3:]) or "no output"
             raise EnvironmentProblem(f"building {tag} failed (exit {status} in the layer over {base}): {tail}")
-        repo, sep, version = tag.rpartition(":")
-        if not sep or "/" in version:  # no tag given (a registry's port is not one): latest, as docker build
-            repo, version = tag, "latest"
+        repo, version = split_tag(tag)
         detail("commit")
         image = container.commit(repository=repo, tag=version, changes=[*kept, *settings],
                                  conf={"Labels": dict(labels)})
@@ -79,14 +77,12 @@ def _copy_in(container: object, files: Path) -> None:
             raise EnvironmentProblem(f"could not copy {files} into the build container")
 
 
-def list_form(argv: Sequence[str]) -> str:
-    """A CMD's exec form: ["python3"]."""
-    return "[" + ", ".join('"' + a.replace("\\", "\\\\").replace('"', '\\"') + '"' for a in argv) + "]"
-
-
-def quoted(words: Sequence[str]) -> str:
-    """Words for the layer's sh script."""
-    return " ".join(shlex.quote(w) for w in words)
+def split_tag(tag: str) -> tuple[str, str]:
+    """(repository, version) of an image tag; no version given (a registry's port is not one): latest."""
+    repo, sep, version = tag.rpartition(":")
+    if not sep or "/" in version:
+        return tag, "latest"
+    return repo, version
 
 
 def _image_id(client: docker.DockerClient, tag: str) -> str | None:

@@ -9,6 +9,7 @@ import hashlib
 import json
 import platform
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Callable
 
 from agents.loop.errors import EnvironmentProblem
 from agents.sandbox.config import python_name
-from agents.sandbox.layer import FILES, commit_layer, quoted
+from agents.sandbox.layer import FILES, commit_layer
 from agents.sandbox.packages import LABEL, python_labels
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def build_python_layer(client: docker.DockerClient, tag: str, base: str, require
                 continue
             pins.append({"name": name, "version": version, "sha256": sha256(wheel)})
         pip = next(tools.glob("pip-*.whl")).name
-        script = LAYER.format(files=FILES, pip=pip, requirements=quoted(requirements))
+        script = LAYER.format(files=FILES, pip=pip, requirements=shlex.join(requirements))
         labels = {**python_labels(requirements, pins), f"{LABEL}.built": now()}
         with step(f"layer with {len(pins)} wheels (no network)") as detail:
             return commit_layer(client, tag, base, script, labels, detail, files=tools)
