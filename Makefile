@@ -40,11 +40,13 @@ system-deps:
 $(PYTHON):
 	@$(STEP) "Python venv in $(VENV)" sh -c "$(PY) -m venv $(VENV) && $(BIN)/pip install -q --upgrade pip"
 
-# llama-cpp-python has no binary wheel: it is compiled once (5-7.5 min on 2 cores) into a wheelhouse of ours, for
+# llama-cpp-python has no binary wheel: it is compiled once (2-3 min on 2 cores) into a wheelhouse of ours, for
 # this CPU but without AMX: llama.cpp's AMX matrix kernels (0.3.36) crash with a segfault on the first token on
 # Xeons that have AMX (measured 2026-11-24). pip's own cache is not used: it may hold a build with AMX.
 # LLAVA_BUILD=OFF: the multimodal library (tools/mtmd, about a tenth of the sources) is not compiled: codeduet sends
-# text only, and llama_cpp imports mtmd only when a vision chat handler is made.
+# text only, and llama_cpp imports mtmd only when a vision chat handler is made. Nor is llama.cpp's `common` library
+# with its HTTP client (.ci/llama-without-common.cmake says how): llama_cpp never loads it. Compiled alone on 2 AVX2
+# cores: 144 s without both, 416 s with common.
 # ray: the optional `--ray` batch fan-out (agents/cli/scaleout/); installed here so its tests run in CI.
 LLAMA_VERSION := 0.3.36
 LLAMA_FLAGS := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
@@ -52,8 +54,9 @@ WHEELHOUSE ?= $(HOME)/.cache/codeduet/wheels/llama-cpp-noamx
 
 llama-wheel: $(PYTHON)
 	@ls $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || \
-	  CMAKE_ARGS="-DLLAVA_BUILD=OFF -DCMAKE_C_FLAGS='$(LLAMA_FLAGS)' -DCMAKE_CXX_FLAGS='$(LLAMA_FLAGS)'" \
-	  $(STEP) "compiling llama-cpp-python $(LLAMA_VERSION) without AMX (5-7.5 min on 2 cores)" \
+	  CMAKE_ARGS="-DLLAVA_BUILD=OFF -DCMAKE_PROJECT_llama_cpp_INCLUDE=$(CURDIR)/.ci/llama-without-common.cmake \
+	    -DCMAKE_C_FLAGS='$(LLAMA_FLAGS)' -DCMAKE_CXX_FLAGS='$(LLAMA_FLAGS)'" \
+	  $(STEP) "compiling llama-cpp-python $(LLAMA_VERSION) without AMX (2-3 min on 2 cores)" \
 	    $(BIN)/pip wheel --no-deps --no-cache-dir -w $(WHEELHOUSE) llama-cpp-python==$(LLAMA_VERSION)
 
 # codeduet with the extras that need no llama.cpp: what the model download and the image build run with.
