@@ -148,7 +148,7 @@ def test_a_container_gone_under_a_block_is_said_in_one_line_and_the_run_goes_on(
 def test_a_container_removed_between_blocks_is_replaced_before_the_next_one(sandbox_image, tmp_path):
     slow_reply = py(AFTER) + "\n" + "\n".join(f"More words, line {i}." for i in range(40))
     scenario = write_scenario(tmp_path / "between.yaml", [py(FIRST), slow_reply], "between",
-                              model={"provider": "scripted", "replies": [py(FIRST), slow_reply], "line_delay_s": 0.25})
+                              model={"provider": "scripted", "replies": [py(FIRST), slow_reply], "line_delay_s": 0.1})
 
     def meddle(proc, run_dir):
         wait_for(lambda: executions(run_dir), proc=proc)  # block 1 ran; the next reply is being generated

@@ -260,13 +260,32 @@ class RunnerBroken(Exception):
     """The runner's stream ended or broke the protocol: use `docker exec` instead."""
 
 
+ANSWER_SLACK_S = 10.0
+"""How long past a block's deadline the host waits for the runner's answer while its container still runs (a loaded
+machine, a runner killing a large process tree)."""
+ASK_EVERY_S = 1.0
+"""Past the deadline, how often the container is asked whether it still runs: a paused one (`docker pause`) is lost
+at once, not ANSWER_SLACK_S later."""
+
+
+def container_running(api: Any, container_id: str) -> bool:
+    """Whether the container is running and not paused (False when the daemon no longer knows it)."""
+    try:
+        state = api.inspect_container(container_id).get("State") or {}
+    except Exception:
+        return False
+    return bool(state.get("Running")) and not state.get("Paused")
+
+
 class RunnerClient:
     """Host side: sends one block at a time over the attach socket and reads its frames."""
 
     def __init__(self, api: Any, container_id: str):
+        self.api, self.container_id = api, container_id
         self.raw = api.attach_socket(container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
         self.sock: socket.socket = getattr(self.raw, "_sock", self.raw)
         self.buffer = b""
+        self.ask_at: float | None = None  # past it, a silent runner's container is asked whether it still runs
 
     def close(self) -> None:
         """Close the attach connection (the container's stdin stays open)."""
@@ -295,6 +314,9 @@ class RunnerClient:
             except OSError:
                 pass
 
+    def _running(self) -> bool:
+        return container_running(self.api, self.container_id)
+
     def _fill(self, need: int, until: float) -> None:
         """Read docker's stdout frames until `need` bytes of the runner's own stream are buffered."""
         while len(self.buffer) < need:
@@ -307,13 +329,19 @@ class RunnerClient:
     def _recv_exactly(self, n: int, until: float) -> bytes:
         data = b""
         while len(data) < n:
-            left = until - time.monotonic()
+            now = time.monotonic()
+            left = until - now
             if left <= 0:
                 raise RunnerBroken("no answer from the runner in time")
-            self.sock.settimeout(left)
+            ask_at = self.ask_at
+            self.sock.settimeout(left if ask_at is None else min(left, max(ask_at - now, 0.0) + ASK_EVERY_S))
             try:
                 chunk = self.sock.recv(n - len(data))
-            except (socket.timeout, OSError) as exc:
+            except socket.timeout:
+                if ask_at is not None and time.monotonic() >= ask_at and not self._running():
+                    raise RunnerBroken("the runner's container no longer runs (paused or stopped)") from None
+                continue
+            except OSError as exc:
                 raise RunnerBroken(f"runner stream: {exc}") from None
             if not chunk:
                 raise RunnerBroken("the runner's stream ended")
@@ -330,7 +358,8 @@ class RunnerClient:
             self.sock.sendall(request)
         except OSError as exc:
             raise RunnerBroken(f"runner stream: {exc}") from None
-        until = time.monotonic() + deadline + 10
+        self.ask_at = time.monotonic() + deadline  # the runner has answered by then unless its container is stuck
+        until = self.ask_at + ANSWER_SLACK_S
         while True:
             self._fill(5, until)
             tag, size = self.buffer[:1], struct.unpack(">I", self.buffer[1:5])[0]
