@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agents.sandbox import incontainer
+from agents.sandbox.lost import lost_state
 
 RUNNER = r'''
 import base64, ctypes, json, os, select, signal, stat, struct, subprocess, sys, time
@@ -268,15 +269,6 @@ ASK_EVERY_S = 1.0
 at once, not ANSWER_SLACK_S later."""
 
 
-def container_running(api: Any, container_id: str) -> bool:
-    """Whether the container is running and not paused (False when the daemon no longer knows it)."""
-    try:
-        state = api.inspect_container(container_id).get("State") or {}
-    except Exception:
-        return False
-    return bool(state.get("Running")) and not state.get("Paused")
-
-
 class RunnerClient:
     """Host side: sends one block at a time over the attach socket and reads its frames."""
 
@@ -314,9 +306,6 @@ class RunnerClient:
             except OSError:
                 pass
 
-    def _running(self) -> bool:
-        return container_running(self.api, self.container_id)
-
     def _fill(self, need: int, until: float) -> None:
         """Read docker's stdout frames until `need` bytes of the runner's own stream are buffered."""
         while len(self.buffer) < need:
@@ -338,7 +327,7 @@ class RunnerClient:
             try:
                 chunk = self.sock.recv(n - len(data))
             except socket.timeout:
-                if ask_at is not None and time.monotonic() >= ask_at and not self._running():
+                if ask_at is not None and time.monotonic() >= ask_at and lost_state(self.api, self.container_id, ""):
                     raise RunnerBroken("the runner's container no longer runs (paused or stopped)") from None
                 continue
             except OSError as exc:
