@@ -212,6 +212,28 @@ def test_sigterm_ends_the_run_cleanly(sandbox_image, tmp_path, during):
     assert containers_under(tmp_path) == []
 
 
+def test_sigint_to_a_batch_alone_ends_its_runs_and_starts_no_more(sandbox_image, tmp_path):
+    """`kill -INT` to the batch's process only (a terminal's Ctrl-C signals the whole group; a process manager
+    signals the one): each running scenario ends as its own Ctrl-C ends it, and the waiting one never starts."""
+    ws = tmp_path / "ws"
+    paths = [write_scenario(tmp_path / f"slow{i}.yaml", [py(SLOW_BLOCK)], f"slow{i}") for i in range(3)]
+    env = {**os.environ, "COLUMNS": "250", "NO_COLOR": "1"}
+    proc = subprocess.Popen([sys.executable, str(RUN_PY), "run", *map(str, paths), "--jobs", "2", "--workspace",
+                             str(ws)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    for name in ("slow0", "slow1"):
+        wait_for(lambda n=name: sandbox_runs(ws / n, "block01.py"), proc=proc)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert err.strip().splitlines()[-1] == "interrupted"
+    for name in ("slow0", "slow1"):
+        run_dir = only_run_dir(ws, name)
+        assert run_dir is not None and load_transcript(run_dir)["status"] == "interrupted"
+        assert events(run_dir)[-1]["type"] == "end"
+    assert not (ws / "slow2").exists()
+    assert containers_under(tmp_path) == []
+
+
 # -- concurrency ---------------------------------------------------------------------------------
 
 TOGETHER = """

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -48,23 +50,64 @@ def run_batch(paths: list[Path], extra_args: list[str], jobs: int, as_json: bool
     if jobs > 1:  # llama.cpp's spinning OpenMP threads collapse when several runs share the cores
         env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-    def one(path: Path) -> dict[str, Any]:
-        proc = subprocess.run([sys.executable, "-m", "agents", "run", str(path), "--json", *extra_args],
-                              capture_output=True, text=True, env=env)
+    children = RunningChildren()
+
+    def one(path: Path) -> dict[str, Any] | None:
+        proc = children.start([sys.executable, "-m", "agents", "run", str(path), "--json", *extra_args], env)
+        if proc is None:  # the batch was interrupted before this scenario's turn
+            return None
+        out, err = proc.communicate()
+        children.done(proc)
         try:
-            data = json.loads(proc.stdout.strip().splitlines()[-1])
+            data = json.loads(out.strip().splitlines()[-1])
         except (IndexError, json.JSONDecodeError):
-            data = {"status": "error", "reason": (proc.stderr.strip().splitlines() or ["no output"])[-1]}
+            data = {"status": "error", "reason": (err.strip().splitlines() or ["no output"])[-1]}
         data.update(scenario=str(path), exit_code=proc.returncode)
         return data
 
     rows = []
-    with console.status(f"running {len(paths)} scenarios with {jobs} job(s)…"):
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
+        with console.status(f"running {len(paths)} scenarios with {jobs} job(s)…"):
             for row in pool.map(one, paths):
                 rows.append(row)
                 batch_progress(row, as_json)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM to this process: its runs end as their own Ctrl-C ends them
+        children.interrupt()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     return finish_batch(rows, as_json)
+
+
+class RunningChildren:
+    """The batch's `codeduet run` processes, each in a session of its own: a terminal's Ctrl-C reaches the batch
+    alone, which passes it on once to each run (two would force a run's exit before it saved and cleaned up), and
+    starts no more."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running: set[subprocess.Popen] = set()
+        self.stopping = False
+
+    def start(self, argv: list[str], env: dict[str, str]) -> subprocess.Popen | None:
+        with self.lock:
+            if self.stopping:
+                return None
+            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                    start_new_session=True)
+            self.running.add(proc)
+            return proc
+
+    def done(self, proc: subprocess.Popen) -> None:
+        with self.lock:
+            self.running.discard(proc)
+
+    def interrupt(self) -> None:
+        with self.lock:
+            self.stopping = True
+            for proc in self.running:
+                proc.send_signal(signal.SIGINT)
 
 
 def run_ray_batch(paths: list[Path], address: str, sandboxes: int | None, overrides: dict[str, Any],
