@@ -116,7 +116,10 @@ def test_a_server_in_a_kernel_session_is_stopped_as_a_server_and_the_kernel_live
         after = executor.execute("print(answer + 1)")
     finally:
         executor.stop()
-    assert result.server and result.server["port"] == 8000 and not result.timed_out and result.duration_s < 12
+    # stopped as a server, before the block's own 20 s limit; the duration says it, with the message below (a fixed
+    # 12 s, as before, is a timing a loaded machine can exceed)
+    assert result.server and result.server["port"] == 8000 and not result.timed_out
+    assert result.duration_s < cfg.timeout - 2, result.duration_s
     assert "stopped as a server is (the KeyboardInterrupt above)" in result.output and "time limit" not in result.output
     assert after.output.strip() == "42"
 
