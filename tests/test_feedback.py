@@ -328,3 +328,17 @@ def test_a_run_that_failed_as_a_check_reports_is_not_shown_twice():
     different = CheckResult("command: 'make test'", False, "it exited with 2:\nmake: *** No rule to make target")
     report = execution_feedback(Outcome("executed", results=outcome.results, checks=[different]))
     assert report.count("heap-buffer-overflow on address") == 1 and "the same way" not in report
+
+
+def test_a_saved_page_that_fails_its_checks_is_asked_for_again_as_a_page(scenario_file, workspaces):
+    """temperature_converter (2026-12-07, the paper's frontend suite): the report on a saved index.html asked for
+    "the whole corrected file in a ```python block whose first line is `# filename: <its path>`"; the 1.5B then
+    sent the page's script as Python, which ran and failed with a SyntaxError four turns running."""
+    page = "```html\n<!-- filename: index.html -->\n<p id=\"greeting\">Hello</p>\n```"
+    path = scenario_file([page, "TERMINATE"], task="Write index.html: a page that says Goodbye.",
+                         checks=[{"command": "grep -q Goodbye index.html"}], sandbox={"kind": "local", "timeout": 20})
+    report = messages(run_scenario(load_scenario(path), RunOptions()))[2]
+    assert report["outcome"]["executions"][0]["saved_only"] is True
+    assert ("Then send the whole corrected file in a ```html block whose first line is "
+            "`<!-- filename: <its path> -->`") in report["content"]
+    assert "```python" not in report["content"]

@@ -85,6 +85,14 @@ def test_a_change_to_docstrings_or_comments_alone_is_still_a_repeat():
     assert memory.find(reply('# filename: calc.py\ndef add(a, b):\n    """Add."""\n    return a * b  # ok\n'))
 
 
+def test_a_repeated_page_is_asked_for_again_as_a_page():
+    page = "```html\n<!-- filename: index.html -->\n<p>Hello</p>\n```"
+    memory = RepeatMemory()
+    memory.remember(page, 1, 1, "checks failed", ["index.html"])
+    text = memory.find(page).feedback(reask=False)
+    assert "```html block whose first line is `<!-- filename: <its path> -->`" in text and "```python" not in text
+
+
 # -- both executors ------------------------------------------------------------------------------------------
 
 @pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from agents.feedback.compiler_output import first_error_line, signal_name, summarize
 from agents.feedback.dropped_defs import Kept
 from agents.feedback.figures import describe
 from agents.feedback.missing_files import missing_file_note, unsaved_file_note
-from agents.feedback.prompts import render, resend_files
+from agents.feedback.prompts import PAGES, render, resend_files
 from agents.feedback.workspace_view import current_text, files_changed_text, project_files, quote_frames
 from agents.loop.codeblocks import SHELLS, segments
 from agents.loop.protocols import ExecResult
@@ -336,9 +336,16 @@ def resend_file(outcome: Outcome, workspace: Path | None = None) -> str:
     in the project's one language (a JavaScript project whose reply ran a Python script is asked for its .js file
     again, not for Python); else in its last block's: ```python with `# filename:`, ```c with `// filename:` ..."""
     langs = [language_of_path(path) for path in outcome.written]
-    lang = next((x.name for x in langs if x is not None), None) or \
+    lang = next((x.name for x in langs if x is not None), None) or page_kind(outcome.written) or \
         (project_language(workspace) if workspace is not None else None) or outcome.results[-1].language
     return resend_files(lang)
+
+
+def page_kind(paths: list[str]) -> str | None:
+    """When every saved file is a page or style sheet (PAGES: html, css, svg), the first one's tag; else None (a
+    Flask app saved with its template is asked for as Python)."""
+    kinds = [{"htm": "html"}.get(s, s) for s in (PurePosixPath(p).suffix.lower().lstrip(".") for p in paths)]
+    return kinds[0] if kinds and set(kinds) <= set(PAGES) else None
 
 
 def project_language(workspace: Path) -> str | None:

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from agents.feedback.prompts import render, resend_files
+from agents.feedback.prompts import PAGES, render, resend_files
 from agents.loop.codeblocks import extract_code_blocks
 from agents.sandbox.filenames import UnsafeFilename, clean_path
 from agents.sandbox.languages import LANGUAGES
@@ -31,11 +31,14 @@ def normalize_code(code: str) -> str:
 
 
 def reply_language(content: str | None) -> str:
-    """The language a reply's code is in: its first block's that runs as a language (c, go ...), else python."""
-    for block in extract_code_blocks(content):
+    """The language a reply's code is in: its first block's that runs as a language (c, go ...), else a page's tag
+    when every block is a page or style sheet (html, css: PAGES), else python."""
+    blocks = extract_code_blocks(content)
+    for block in blocks:
         if block.runnable_as in LANGUAGES:
             return block.runnable_as
-    return "python"
+    tags = [b.language.lower() for b in blocks]
+    return tags[0] if tags and set(tags) <= set(PAGES) else "python"
 
 
 def reply_code(content: str | None) -> str | None:
@@ -92,7 +95,7 @@ class Seen:
             return render("unchanged", note=self.note, summary=self.summary)
         script = "the complete new script" if reask else "a different, corrected complete script"
         lang = LANGUAGES.get(self.language)
-        tag = lang.tags[0] if lang else "python"
+        tag = lang.tags[0] if lang else self.language if self.language in PAGES else "python"
         resend = resend_files(self.language) if self.files else f"{script} in one ```{tag} block"
         return render("repeat_reask" if reask else "repeat", where=self.where, summary=self.summary, resend=resend)
 

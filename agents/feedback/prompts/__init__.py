@@ -96,13 +96,23 @@ def base_system_message(files: bool = False, languages: list[str] | tuple[str, .
     return render("system_files" if files else "system")
 
 
+PAGES = {"html": "<!-- filename: <its path> -->", "css": "/* filename: <its path> */",
+         "svg": "<!-- filename: <its path> -->"}
+"""Files that are saved and not run (a page, its style sheet), by their fence tag: the first line that names one.
+Asked for as ```python with `# filename:`, the 1.5B sent a page's script as Python, which then ran and failed."""
+
+
 def resend_files(language: str = "python") -> str:
     """How the whole corrected file is asked for in `language`: ```python with `# filename:`, ```c with
-    `// filename:` and so on for the languages of agents/sandbox/languages.py."""
+    `// filename:` and so on for the languages of agents/sandbox/languages.py; a page (PAGES) in its own tag and
+    comment."""
     from agents.sandbox.languages import LANGUAGES
 
+    if language in PAGES:
+        return render("resend_files", tag=language, first=PAGES[language])
     lang = LANGUAGES.get(language)
-    return render("resend_files", tag=lang.tags[0] if lang else "python", comment="//" if lang else "#")
+    return render("resend_files", tag=lang.tags[0] if lang else "python",
+                  first=f"{'//' if lang else '#'} filename: <its path>")
 
 
 SYSTEM_MESSAGES = {"ag2.default": "autogen:AssistantAgent.DEFAULT_SYSTEM_MESSAGE"}
