@@ -202,6 +202,26 @@ def test_a_team_plans_fixes_with_a_structured_qa_report_and_every_role_is_record
     assert "2 block(s): 2 match, 0 diverged" in replayed.stdout
 
 
+@pytest.mark.slow  # over 1 s: the budget runs out while the QA model waits
+def test_an_execution_is_recorded_when_the_budget_runs_out_while_the_qa_writes(tmp_path, workspaces):
+    """counter, the paper's frontend suite (2026-12-07): the team's page ran and failed step 30 of its 31, the time
+    budget ran out while the QA wrote, and the execution was in no message: the run counted no execution at all."""
+    qa = {"role": "qa", "model": {"provider": "scripted", "replies": [HYPOTHESIS], "delay_s": 60}}
+    data = yaml.safe_load(scenario(tmp_path, ["developer", qa], [CRASH, FIXED]).read_text())
+    data.update(sandbox={"kind": "local", "timeout": 20}, strategy={"max_seconds": 3})
+    path = tmp_path / "team.yaml"
+    path.write_text(yaml.safe_dump(data))
+    result = run_scenario(load_scenario(path), RunOptions())
+    assert result.status == "timeout"
+    t = load_transcript(result.run_dir)
+    assert [m["role"] for m in t["messages"]] == ["task", "assistant", "execution"]
+    report = t["messages"][2]["content"]
+    assert "ZeroDivisionError" in report
+    assert "(No QA report: the time budget of 3 s ran out while the qa wrote, in attempt 1.)" in report
+    facts = run_facts(t)
+    assert (facts["executions"], facts["initial_errors"], facts["final_ran"]) == (1, 1, False)
+
+
 @pytest.mark.docker
 def test_a_resumed_team_run_goes_on_with_the_developer(tmp_path, sandbox_image, workspaces):
     path = scenario(tmp_path, ["planner", "developer", "qa"], [PLAN, FIXED, py("print('more', 25)")])

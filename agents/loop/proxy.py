@@ -9,7 +9,7 @@ from autogen import Agent, UserProxyAgent
 from agents.feedback.feedback import Outcome
 from agents.feedback.prompts import render
 from agents.loop.ag2_adapter import ag2_termination_check, auto_replies_in_a_row, install_proxy_reply
-from agents.loop.budget import TimeBudget
+from agents.loop.budget import BudgetSpent, TimeBudget
 from agents.loop.protocols import Display, Executor
 from agents.loop.repeats import RepeatMemory
 from agents.loop.run_reply import run_reply
@@ -68,10 +68,15 @@ class SandboxProxy(UserProxyAgent):
 
     def answer(self, content: str) -> tuple[Outcome, Any]:
         """Run the reply (or say why nothing ran), and a team's QA review of an execution that did not succeed (None
-        without); predicates learn that the feedback is codeduet's own report."""
+        without); predicates learn that the feedback is codeduet's own report. When the time budget runs out while
+        the QA writes, the execution is still reported, and so recorded, without the review; the next turn then
+        does not start."""
         outcome, review = self.run_turn(content), None
         if self.team is not None and outcome.kind == "executed" and not outcome.success:
-            review = self.team.review(self.scenario.task, content, outcome)
+            try:
+                review = self.team.review(self.scenario.task, content, outcome)
+            except BudgetSpent as spent:
+                outcome.feedback += f"\n\n(No QA report: {spent}.)"
             if review is not None:  # one structured report under the proxy's, in the same message
                 outcome.feedback += "\n\n" + review.content
         self.context.last_outcome = outcome
