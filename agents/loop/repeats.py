@@ -95,7 +95,7 @@ class Seen:
             return render("unchanged", note=self.note, summary=self.summary)
         script = "the complete new script" if reask else "a different, corrected complete script"
         lang = LANGUAGES.get(self.language)
-        tag = lang.tags[0] if lang else self.language if self.language in PAGES else "python"
+        tag = lang.tags[0] if lang else self.language  # python, or a page's tag (reply_language)
         resend = resend_files(self.language) if self.files else f"{script} in one ```{tag} block"
         return render("repeat_reask" if reask else "repeat", where=self.where, summary=self.summary, resend=resend)
 
