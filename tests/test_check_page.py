@@ -206,7 +206,7 @@ def test_a_page_whose_script_never_ends_is_reported_as_such_and_its_browser_is_s
     endless = "<html><body><h1>x</h1><script>while (true) {}</script></body></html>"
     result = run(tmp_path, {"open": "index.html", "steps": [{"exists": "h1"}]}, {"index.html": endless})
     assert not result.passed
-    assert result.detail == ("the page stopped answering: its scripts kept it busy for 10 s (an endless loop?), so "
+    assert result.detail == ("the page stopped answering: its scripts kept it busy for 12 s (an endless loop?), so "
                              "nothing more could be checked")
     assert not browsers_of(tmp_path)
 

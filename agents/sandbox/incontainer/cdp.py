@@ -26,6 +26,10 @@ class BrowserError(Exception):
 class PageBusy(BrowserError):
     """The page's own scripts keep it from answering (an endless loop)."""
 
+    def __init__(self, seconds):
+        super().__init__("the page stopped answering: its scripts kept it busy for %g s (an endless loop?), so "
+                         "nothing more could be checked" % seconds)
+
 
 class Browser:
     """One headless Chromium in its own process group, spoken to over the DevTools pipe."""
@@ -59,8 +63,7 @@ class Browser:
             reply = self.receive(deadline)
             if reply is None:
                 if session and method == "Runtime.evaluate":
-                    raise PageBusy("the page stopped answering: its scripts kept it busy for %g s (an endless "
-                                   "loop?), so nothing more could be checked" % timeout)
+                    raise PageBusy(timeout)
                 raise BrowserError("the browser did not answer %s in %g s" % (method, timeout))
             if reply.get("id") == wanted:
                 if "error" in reply:

@@ -29,6 +29,7 @@ except ImportError:
     from page_steps import SETTLE, run_steps
 
 MARKER = "CODEDUET_PAGE_RESULT "
+BUSY_PROBE = 2  # seconds a page that did not load has to answer one evaluation before it is called busy
 LOG_MAX = 1500
 
 def tail(path, limit=LOG_MAX):
@@ -171,6 +172,10 @@ def drive(browser, spec, url):
         out["problem"] = "the page %s could not be loaded: %s" % (spec["open"], navigated["errorText"])
     elif not browser.wait_event("Page.loadEventFired", time.monotonic() + spec.get("load_timeout", 10), start):
         out["load_note"] = "the page's load event did not come within %g s" % spec.get("load_timeout", 10)
+        try:  # a page whose scripts never yield does not load either: a short probe tells it from a slow load
+            browser.call("Runtime.evaluate", {"expression": "0"}, session, timeout=BUSY_PROBE)
+        except PageBusy:
+            raise PageBusy(spec.get("load_timeout", 10) + BUSY_PROBE) from None
     if "problem" not in out:
         browser.call("Runtime.evaluate", {"expression": SETTLE, "awaitPromise": True}, session)
         out["steps_passed"], failed, out["notes"] = run_steps(browser, session, spec["steps"])
