@@ -21,10 +21,11 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]")
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300, cwd: Path | None = None,
-            stdin: str | None = None) -> subprocess.CompletedProcess:
+            stdin: str | None = None, inherit: bool = True) -> subprocess.CompletedProcess:
     """`python run.py <args>` as a real process (stdin closed unless given), wide enough that lines are not
-    wrapped; no terminal, so the output is plain text. Forked from a warm interpreter (tests/cli_fork.py)."""
-    full_env = {**os.environ, "COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb", **(env or {})}
+    wrapped; no terminal, so the output is plain text. Forked from a warm interpreter (tests/cli_fork.py).
+    `inherit=False`: `env` is the whole environment, not additions to this process's."""
+    full_env = {**(os.environ if inherit else {}), "COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb", **(env or {})}
     argv = [sys.executable, str(RUN_PY), *args]
     if forkable(full_env):
         return run_forked(argv, full_env, cwd or ROOT, stdin, timeout)

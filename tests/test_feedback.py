@@ -17,6 +17,7 @@ from agents.loop.protocols import ExecResult
 from agents.record.transcript import load_transcript
 from agents.scenario.spec import load_scenario
 from tests.conftest import ROOT, py
+from tests.helpers import run_cli
 
 TOOL = '''# filename: tool.py
 import argparse
@@ -256,8 +257,7 @@ def test_a_usage_exit_counts_as_running_clean_not_as_a_crash():
 def test_replay_execute_reruns_the_checks_of_a_turn_whose_block_exited_2(tool_scenario, workspaces):
     result = run_scenario(load_scenario(tool_scenario([reply(TOOL)])), RunOptions())
     assert result.status == "success", result.reason
-    out = subprocess.run([sys.executable, str(ROOT / "run.py"), "replay", str(result.run_dir), "--execute"],
-                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    out = run_cli("replay", str(result.run_dir), "--execute")
     assert out.returncode == 0 and "1 block(s): 1 match, 0 diverged" in out.stdout, out.stdout + out.stderr
 
 

@@ -5,8 +5,6 @@ the local executor."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -21,7 +19,8 @@ from agents.sandbox import make_executor
 from agents.sandbox.config import SandboxConfig
 from agents.sandbox.filenames import UnsafeFilename, clean_path, declared_filename
 from agents.scenario.spec import load_scenario
-from tests.conftest import IMAGE, ROOT
+from tests.conftest import IMAGE
+from tests.helpers import run_cli
 
 BUGGY = "def add(a, b):\n    return a - b\n"
 FIXED = "# filename: calc.py\ndef add(a, b):\n    return a + b\n"
@@ -289,8 +288,7 @@ def test_a_script_after_a_file_change_is_not_a_repeat():
 def test_replay_execute_saves_the_files_again_and_matches(calc_scenario, workspaces):
     result = run_scenario(load_scenario(calc_scenario([reply(WRONG), reply(FIXED, RUN_TESTS)])), RunOptions())
     assert result.status == "success", result.reason
-    out = subprocess.run([sys.executable, str(ROOT / "run.py"), "replay", str(result.run_dir), "--execute"],
-                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    out = run_cli("replay", str(result.run_dir), "--execute")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "3 block(s): 3 match, 0 diverged" in out.stdout and "calc.py" in out.stdout
 

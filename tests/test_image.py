@@ -146,7 +146,7 @@ def test_a_layer_is_one_commit_with_its_files_settings_and_labels_and_a_failing_
         assert "CODEDUET_LAYER=yes" in config["Env"]
         assert len(made.history()) == len(client.images.get(img.IMAGE_DEFAULT).history()) + 1
         assert seen[:1] == ["0"] and "no network" in seen
-        out = client.containers.run(tag, ["sh", "-c", f"cat /etc/codeduet-note; ls {FILES} || true"], remove=True,
+        out = client.containers.run(tag, ["sh", "-c", f"cat /etc/codeduet-note; ls {FILES} 2>&1 || true"], remove=True,
                                     stderr=True, network_mode="none").decode()
         assert out.startswith("from the host") and "No such file" in out
         with pytest.raises(EnvironmentProblem) as failed:

@@ -6,14 +6,13 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.conftest import IMAGE, py
-from tests.helpers import ROOT, RUN_PY
+from tests.helpers import ROOT, run_cli
 
 pytestmark = pytest.mark.docker
 
@@ -28,9 +27,8 @@ def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def cli(folder: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    """`codeduet ARGS` (as run.py, this checkout's code) with `folder` as the current folder."""
-    return subprocess.run([sys.executable, str(RUN_PY), *args], capture_output=True, text=True, cwd=folder, env=env,
-                          timeout=300)
+    """`codeduet ARGS` (as run.py, this checkout's code) with `folder` as the current folder and `env` alone."""
+    return run_cli(*args, env=env, cwd=folder, inherit=False)
 
 
 def write_table(path: Path, says: str) -> Path:
@@ -41,9 +39,12 @@ def write_table(path: Path, says: str) -> Path:
     return path
 
 
-def write_scenario(folder: Path, model: dict | None = None) -> Path:
+def write_scenario(folder: Path, model: dict | None = None, sandbox: dict | None = None) -> Path:
+    """s.yaml in `folder`; in the Docker sandbox unless another is given (the local executor, where the container is
+    not what a test is about)."""
     folder.mkdir(parents=True, exist_ok=True)
-    data = {"name": "s", "task": "Print something.", "strategy": {"attempts": 1}, "sandbox": {"image": IMAGE}}
+    data = {"name": "s", "task": "Print something.", "strategy": {"attempts": 1},
+            "sandbox": sandbox or {"image": IMAGE}}
     if model:
         data["model"] = model
     (folder / "s.yaml").write_text(yaml.safe_dump(data))
@@ -59,10 +60,10 @@ def printed(proc: subprocess.CompletedProcess) -> str:
                     for e in m["outcome"]["executions"])
 
 
-def test_the_model_table_is_looked_up_in_order(sandbox_image, tmp_path):
+def test_the_model_table_is_looked_up_in_order(tmp_path):
     """$CODEDUET_CONFIGS, then ./configs/llm.yaml, then the user config folder, then the table in the package."""
     project = tmp_path / "project"
-    write_scenario(project)
+    write_scenario(project, sandbox={"kind": "local"})
     env_table = write_table(tmp_path / "elsewhere" / "team.yaml", "from CODEDUET_CONFIGS")
     cwd_table = write_table(project / "configs" / "llm.yaml", "from ./configs")
     user_table = write_table(tmp_path / "xdg" / "codeduet" / "llm.yaml", "from the user folder")
@@ -116,10 +117,10 @@ def test_help_says_where_runs_and_models_come_from(tmp_path):
 
 
 @pytest.mark.parametrize("where", [".env", "user folder"])
-def test_the_key_comes_from_dotenv_of_the_current_or_the_user_folder(sandbox_image, tmp_path, where):
+def test_the_key_comes_from_dotenv_of_the_current_or_the_user_folder(tmp_path, where):
     project = tmp_path / "project"
     write_scenario(project, model={"provider": "openai", "model": "m", "api_key_env": "CODEDUET_TEST_KEY",
-                                   "base_url": "http://127.0.0.1:9/v1", "timeout": 5})
+                                   "base_url": "http://127.0.0.1:9/v1", "timeout": 5}, sandbox={"kind": "local"})
     env = clean_env(tmp_path)
     missing = cli(project, "run", "s.yaml", env=env)
     assert missing.returncode == 3
