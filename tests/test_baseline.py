@@ -53,3 +53,16 @@ def test_a_file_that_only_was_saved_but_does_not_build_did_not_run_without_error
                                                           "port 8000; its output:\nTraceback (most recent call last)"})
     assert not build_or_run_error({"passed": False, "detail": "1 of 3 tests failed: test_sum\nassert 5 == 6"})
     assert not build_or_run_error({"passed": True, "detail": ""})
+
+
+def test_a_run_whose_checks_all_passed_ran_without_errors_whatever_an_extra_block_did(loop_file, workspaces):
+    """The 1.5B sometimes sends the output it expects as a ```sh block after its program: the block fails as a
+    command (exit 127), the program passed every check. The paper's ESR asks whether the program built and ran."""
+    expected_output = "```sh\n# ./answer.py\nThe answer: 42\n```"
+    path = loop_file([py("# filename: answer.py\nprint('The answer:', 6 * 7)") + "\n\n" + expected_output],
+                     checks=[{"command": "python3 answer.py | grep -q 42"}], strategy={"attempts": 1, "candidates": 1})
+    t = load_transcript(run_scenario(load_scenario(path), RunOptions()).run_dir)
+    runs = [m for m in t["messages"] if m.get("outcome")][-1]["outcome"]["executions"]
+    assert t["status"] == "success" and [r["exit_code"] for r in runs] == [0, 127]
+    facts = run_facts(t)
+    assert facts["final_ran"] is True and batch_metrics([facts])["paper_execution_success_rate"] == 1.0

@@ -39,12 +39,15 @@ def run_facts(t: dict[str, Any]) -> dict[str, Any]:
     first_reply = next((m for m in t.get("messages") or [] if m.get("role") == "assistant" and m.get("code_blocks")),
                        {})
     last_runs = (final[-1]["outcome"].get("executions") or []) if final else []
-    return {"setup": t.get("setup") or ("team" if team else "pair"), "success": t.get("status") == "success",
+    success = t.get("status") == "success"
+    return {"setup": t.get("setup") or ("team" if team else "pair"), "success": success,
             "first_lines": sum(1 for b in first_reply.get("code_blocks") or [] for ln in str(b.get("code")).splitlines()
                                if ln.strip()),
             # the paper's execution success: the final program built and ran without an error (right or not); a
-            # file that only was saved (a C library without main) is built by its check: its errors count too
-            "final_ran": bool(last_runs) and all(clean(e) for e in last_runs)
+            # file that only was saved (a C library without main) is built by its check: its errors count too. A
+            # run whose checks all passed built and ran its program, whatever an extra block did (the model's
+            # expected output sent as ```sh, exit 127, beside a C file that passed every hidden test)
+            "final_ran": success or bool(last_runs) and all(clean(e) for e in last_runs)
             and not any(build_or_run_error(c) for c in final[-1]["outcome"].get("checks") or []),
             "abnormal": any(e.get("timed_out") or e.get("oom_killed") or e.get("sandbox_lost") for e in runs),
             "first_passed": bool(reports) and bool(reports[0]["outcome"].get("success")),
