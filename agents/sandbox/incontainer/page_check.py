@@ -167,15 +167,16 @@ def drive(browser, spec, url):
                                                         "mobile": False}, session)
     browser.call("Emulation.setFocusEmulationEnabled", {"enabled": True}, session)
     start = len(browser.events)
+    load_timeout = spec.get("load_timeout", 10)
     navigated = browser.call("Page.navigate", {"url": url}, session)
     if navigated.get("errorText"):
         out["problem"] = "the page %s could not be loaded: %s" % (spec["open"], navigated["errorText"])
-    elif not browser.wait_event("Page.loadEventFired", time.monotonic() + spec.get("load_timeout", 10), start):
-        out["load_note"] = "the page's load event did not come within %g s" % spec.get("load_timeout", 10)
+    elif not browser.wait_event("Page.loadEventFired", time.monotonic() + load_timeout, start):
+        out["load_note"] = "the page's load event did not come within %g s" % load_timeout
         try:  # a page whose scripts never yield does not load either: a short probe tells it from a slow load
             browser.call("Runtime.evaluate", {"expression": "0"}, session, timeout=BUSY_PROBE)
         except PageBusy:
-            raise PageBusy(spec.get("load_timeout", 10) + BUSY_PROBE) from None
+            raise PageBusy(load_timeout + BUSY_PROBE) from None
     if "problem" not in out:
         browser.call("Runtime.evaluate", {"expression": SETTLE, "awaitPromise": True}, session)
         out["steps_passed"], failed, out["notes"] = run_steps(browser, session, spec["steps"])
